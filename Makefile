@@ -1,0 +1,60 @@
+# Self-Attention, by Hand. `make build` and `make test` do all their own set-up.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# Marks a virtual environment that holds exactly requirements.txt.
+VENV_STAMP := $(VENV)/.installed
+NPM_STAMP := node_modules/.installed
+SITE := _build/html
+
+.PHONY: help venv assets browser build test test-unit test-browser bench lock clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+$(VENV_STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+venv: $(VENV_STAMP) ## Create .venv with the pinned requirements and the package
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+
+assets: $(NPM_STAMP) ## Install the browser assets the site serves (npm, from package-lock.json)
+
+browser: ## Make sure a Chromium is available for the browser tests
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else $(BIN)/playwright install chromium; fi
+
+build: $(VENV_STAMP) $(NPM_STAMP) ## Build the site into _build/html (warnings are errors)
+	$(BIN)/jupyter-book build . --builder html --warningiserror --nitpick --keep-going
+
+test-unit: $(VENV_STAMP) ## Run the package tests
+	$(BIN)/pytest -m "not browser and not slow"
+
+test-browser: build browser ## Run the browser tests against the built site
+	$(BIN)/pytest -m "browser or slow"
+
+test: test-unit test-browser ## Run every test (builds the book)
+
+bench: $(VENV_STAMP) $(NPM_STAMP) browser ## Run the benchmarks and rewrite benchmarks/results.md
+	$(BIN)/python -m benchmarks
+
+lock: ## Regenerate requirements.txt from requirements.in
+	$(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/pip install --quiet pip-tools
+	.venv-lock/bin/pip-compile --quiet --strip-extras --no-header --no-emit-index-url \
+		--no-emit-find-links --annotation-style=line -o requirements.txt requirements.in
+	rm -rf .venv-lock
+
+clean: ## Remove the built site (keeps .venv and node_modules)
+	rm -rf _build

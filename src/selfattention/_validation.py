@@ -1,0 +1,79 @@
+"""Input checks shared by the package's public functions.
+
+Every public function validates its arguments up front, so that bad input
+fails with a ``ValueError`` that names the argument, instead of a cryptic
+numpy error (or, worse, a silently wrong result) further down.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def as_array(x, name: str, *, ndim: int | None = None, allow_neg_inf: bool = False) -> np.ndarray:
+    """Return ``x`` as a float array after checking its shape and values.
+
+    Parameters
+    ----------
+    x : array_like
+        The value to check.
+    name : str
+        The argument's name, used in error messages.
+    ndim : int, optional
+        The required number of dimensions.
+    allow_neg_inf : bool
+        Whether ``-inf`` is allowed (as a masked score); NaN and ``+inf``
+        never are.
+    """
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be an array of real numbers, got {x!r}") from exc
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} contains NaN")
+    bad_inf = np.isposinf(arr) if allow_neg_inf else np.isinf(arr)
+    if bad_inf.any():
+        raise ValueError(f"{name} contains infinite values")
+    return arr
+
+
+def as_positive_scalar(x, name: str) -> float:
+    """Return ``x`` as a float after checking it is finite and > 0."""
+    value = as_nonnegative_scalar(x, name)
+    if value == 0:
+        raise ValueError(f"{name} must be positive, got {x!r}")
+    return value
+
+
+def as_nonnegative_scalar(x, name: str) -> float:
+    """Return ``x`` as a float after checking it is finite and >= 0."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {x!r}")
+    value = float(x)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    if value < 0:
+        raise ValueError(f"{name} must not be negative, got {x!r}")
+    return value
+
+
+def as_count(x, name: str, *, minimum: int = 1) -> int:
+    """Return ``x`` as an int after checking it is an integer >= ``minimum``."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {x!r}")
+    if x < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {x!r}")
+    return int(x)
+
+
+def same_length(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> None:
+    """Raise unless ``a`` and ``b`` have the same length along axis 0."""
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(
+            f"{name_a} and {name_b} must have the same length, "
+            f"got {a.shape[0]} and {b.shape[0]}"
+        )

@@ -1,0 +1,104 @@
+"""Scaled dot-product attention and the softmax it is built on.
+
+.. math::
+
+    \\operatorname{Attention}(Q, K, V)
+        = \\operatorname{softmax}\\!\\left(\\frac{Q K^\\top}{\\tau}\\right) V,
+    \\qquad \\tau = \\sqrt{d_k} \\text{ by default.}
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import as_array, as_positive_scalar
+
+
+def softmax(x, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax along ``axis``.
+
+    .. math:: \\operatorname{softmax}(x)_j = \\frac{e^{x_j - m}}{\\sum_k e^{x_k - m}},
+        \\quad m = \\max_k x_k
+
+    Subtracting the maximum changes nothing mathematically but keeps every
+    exponent at most 0, so scores such as ``1e300`` cannot overflow.
+
+    Parameters
+    ----------
+    x : array_like
+        Scores. ``-inf`` entries are allowed and get weight 0 (a mask); NaN
+        and ``+inf`` are not.
+    axis : int
+        The axis to normalise over.
+
+    Returns
+    -------
+    ndarray, same shape as ``x``
+        Non-negative weights that sum to 1 along ``axis``.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` holds NaN or ``+inf``, or a slice along ``axis`` is all ``-inf``.
+    """
+    x = as_array(x, "x", allow_neg_inf=True)
+    if x.ndim == 0:
+        raise ValueError("x must have at least one dimension")
+    m = np.max(x, axis=axis, keepdims=True)
+    if np.isneginf(m).any():
+        raise ValueError("x has a slice along the softmax axis that is entirely -inf")
+    with np.errstate(over="ignore"):  # huge gaps give -inf, whose exp is exactly 0
+        z = np.exp(x - m)
+    return z / np.sum(z, axis=axis, keepdims=True)
+
+
+def attention(Q, K, V, temperature=None, *, mask=None):
+    """Scaled dot-product attention, returning the weights as well.
+
+    .. math:: W = \\operatorname{softmax}(Q K^\\top / \\tau), \\qquad
+        \\text{output} = W V
+
+    Parameters
+    ----------
+    Q : array_like, shape (n_queries, d_k)
+        One query per row.
+    K : array_like, shape (n_keys, d_k)
+        One key per row.
+    V : array_like, shape (n_keys, d_v)
+        One value per row.
+    temperature : float, optional
+        The divisor ``tau`` of the scores; ``sqrt(d_k)`` when omitted.
+    mask : array_like of bool, shape (n_queries, n_keys), optional
+        ``True`` where query ``i`` may attend to key ``j``. Masked scores are
+        set to ``-inf`` before the softmax, so they get weight exactly 0.
+
+    Returns
+    -------
+    output : ndarray, shape (n_queries, d_v)
+    weights : ndarray, shape (n_queries, n_keys)
+        Row ``i`` holds how much query ``i`` attends to each key; rows sum to 1.
+    """
+    Q = as_array(Q, "Q", ndim=2)
+    K = as_array(K, "K", ndim=2)
+    V = as_array(V, "V", ndim=2)
+    if Q.shape[1] != K.shape[1]:
+        raise ValueError(f"Q and K must have the same number of columns d_k, got {Q.shape[1]} and {K.shape[1]}")
+    if K.shape[0] != V.shape[0]:
+        raise ValueError(f"K and V must have the same number of rows, got {K.shape[0]} and {V.shape[0]}")
+    tau = np.sqrt(Q.shape[1]) if temperature is None else as_positive_scalar(temperature, "temperature")
+    scores = Q @ K.T / tau  # (n_queries, n_keys)
+    if mask is not None:
+        scores = np.where(_as_mask(mask, scores.shape), scores, -np.inf)
+    weights = softmax(scores, axis=-1)  # (n_queries, n_keys)
+    return weights @ V, weights  # (n_queries, d_v), (n_queries, n_keys)
+
+
+def _as_mask(mask, shape) -> np.ndarray:
+    mask = np.asarray(mask)
+    if mask.dtype != bool:
+        raise ValueError(f"mask must be a boolean array, got dtype {mask.dtype}")
+    if mask.shape != shape:
+        raise ValueError(f"mask must have shape {shape} (n_queries, n_keys), got {mask.shape}")
+    if not mask.any(axis=-1).all():
+        raise ValueError("mask leaves a query with no key to attend to")
+    return mask

@@ -1,0 +1,62 @@
+"""Shared look of the book's figures, applied per figure, never globally."""
+
+from __future__ import annotations
+
+import io
+
+from matplotlib.figure import Figure
+
+#: Colours used across chapters (colour-blind safe, after Okabe & Ito).
+COLORS = {
+    "clean": "#000000",
+    "noisy": "#0072B2",
+    "output": "#D55E00",
+    "accent": "#009E73",
+    "muted": "#999999",
+}
+#: Colour map of attention matrices.
+WEIGHTS_CMAP = "viridis"
+#: Resolution of the PNGs shown in notebooks and the built book.
+DPI = 100
+
+
+class BookFigure(Figure):
+    """A matplotlib figure that displays itself in Jupyter without pyplot.
+
+    Its PNG carries no software or date metadata, so rendering the same
+    figure twice gives the same bytes (the build is reproducible).
+    """
+
+    def _repr_png_(self) -> bytes:
+        buf = io.BytesIO()
+        self.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+        return buf.getvalue()
+
+
+def new_figure(width: float = 7.0, height: float = 3.2) -> BookFigure:
+    """A pyplot-free figure of ``width`` x ``height`` inches."""
+    return BookFigure(figsize=(width, height), dpi=DPI, layout="constrained")
+
+
+def draw_weights(ax, weights, positions=None, *, title="Attention weights"):
+    """Draw an attention matrix as a square heat map, row i = query i.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    weights : ndarray, shape (n, n)
+    positions : ndarray, shape (n,), optional
+        When given, the axes are labelled in positions instead of indices.
+
+    Returns
+    -------
+    matplotlib.image.AxesImage
+    """
+    extent = None
+    if positions is not None:
+        extent = (positions[0], positions[-1], positions[-1], positions[0])
+    im = ax.imshow(weights, cmap=WEIGHTS_CMAP, extent=extent, interpolation="nearest", aspect="equal")
+    ax.set_title(title)
+    ax.set_xlabel("key position $p_j$" if positions is not None else "key $j$")
+    ax.set_ylabel("query position $p_i$" if positions is not None else "query $i$")
+    return im

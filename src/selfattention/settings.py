@@ -1,0 +1,18 @@
+"""The book's shared settings: one place for the defaults every chapter,
+figure, widget and the in-page explorer use, so they all show the same signal.
+"""
+
+#: Seed of the book's noise realisation.
+SEED = 1729
+#: Default number of samples.
+N = 100
+#: Default noise standard deviation.
+SIGMA = 0.3
+#: Default temperature of the engineered head.
+TEMPERATURE = 0.005
+#: Number of periods of the sine on [0, 1].
+PERIODS = 1
+#: Slider ranges (inclusive) of the interactive demos.
+N_RANGE = (5, 1000)
+SIGMA_RANGE = (0.0, 1.5)
+TEMPERATURE_RANGE = (1e-6, 10.0)

@@ -1,0 +1,64 @@
+"""Noisy test signals, with explicit randomness.
+
+Randomness always comes from an ``rng`` argument (a seed or a
+:class:`numpy.random.Generator`, as in SPEC 7), never numpy's global state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import as_count, as_nonnegative_scalar
+
+
+def unit_noise(n, rng=None) -> np.ndarray:
+    """Standard normal draws: the noise of :func:`noisy_sine` before scaling.
+
+    The first ``k`` draws for a seed do not depend on ``n``, so one array
+    exported for the largest ``n`` serves every smaller ``n`` too.
+
+    Parameters
+    ----------
+    n : int
+        Number of draws, at least 1.
+    rng : int, numpy.random.Generator or None
+        Seed or generator.
+
+    Returns
+    -------
+    z : ndarray, shape (n,)
+    """
+    n = as_count(n, "n")
+    return np.random.default_rng(rng).standard_normal(n)
+
+
+def noisy_sine(n, sigma, *, periods=1, rng=None):
+    """A sine sampled at ``n`` evenly spaced positions, plus Gaussian noise.
+
+    .. math:: y_i = \\sin(2 \\pi f p_i) + \\sigma z_i, \\qquad
+        p_i = \\frac{i}{n - 1},\\quad z_i \\sim \\mathcal N(0, 1)
+
+    Parameters
+    ----------
+    n : int
+        Number of samples, at least 1 (``n = 1`` gives the position 0).
+    sigma : float
+        Noise standard deviation, ``>= 0``.
+    periods : float
+        Number of periods ``f`` of the sine on ``[0, 1]``.
+    rng : int, numpy.random.Generator or None
+        Seed or generator for the noise.
+
+    Returns
+    -------
+    positions : ndarray, shape (n,)
+    clean : ndarray, shape (n,)
+    noisy : ndarray, shape (n,)
+    """
+    n = as_count(n, "n")
+    sigma = as_nonnegative_scalar(sigma, "sigma")
+    periods = as_nonnegative_scalar(periods, "periods")
+    positions = np.linspace(0.0, 1.0, n)
+    clean = np.sin(2 * np.pi * periods * positions)
+    noisy = clean + sigma * unit_noise(n, rng)
+    return positions, clean, noisy
