@@ -18,7 +18,8 @@ from urllib.parse import urlsplit
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SITE = ROOT / "_build" / "html"
+# SITE_DIR points the tests at another build, e.g. one made with --path-output.
+SITE = Path(os.environ.get("SITE_DIR", ROOT / "_build" / "html"))
 CHROMIUM_FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
