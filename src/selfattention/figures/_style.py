@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 #: Colours used across chapters (colour-blind safe, after Okabe & Ito).
@@ -34,8 +35,13 @@ class BookFigure(Figure):
 
 
 def new_figure(width: float = 7.0, height: float = 3.2) -> BookFigure:
-    """A pyplot-free figure of ``width`` x ``height`` inches."""
-    return BookFigure(figsize=(width, height), dpi=DPI, layout="constrained")
+    """A pyplot-free figure of ``width`` x ``height`` inches.
+
+    It gets its own Agg canvas, so rendering it never imports pyplot.
+    """
+    fig = BookFigure(figsize=(width, height), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
 
 
 def draw_weights(ax, weights, positions=None, *, title="Attention weights"):
