@@ -1,0 +1,133 @@
+"""The quadratic-expansion trick, derived symbolically with sympy.
+
+The engineered head's projections are meant to make the query-key score of
+tokens ``i`` and ``j`` equal
+
+.. math:: q_i \\cdot k_j = -(p_i - p_j)^2 = -p_i^2 + 2 p_i p_j - p_j^2.
+
+This module checks that claim with computer algebra: it builds the two
+tokens' augmented rows ``x = [s, p, p**2, 1]`` from symbols, multiplies them
+by the package's *actual* :func:`~selfattention.head.gaussian_head_weights`
+(converted exactly, ``sqrt(2)`` included) and simplifies the dot product.
+
+sympy is imported here only, so ``import selfattention`` never needs it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from ._validation import as_array
+from .head import gaussian_head_weights, positional_features
+
+#: Symbols of two tokens: signal values ``s_i, s_j`` and positions ``p_i, p_j``.
+s_i, s_j = sp.symbols("s_i s_j", real=True)
+p_i, p_j = sp.symbols("p_i p_j", real=True)
+
+
+def exact_matrix(matrix) -> sp.Matrix:
+    """Convert a numeric matrix whose entries are integer multiples of 1 or
+    ``sqrt(2)`` to an exact sympy matrix.
+
+    Parameters
+    ----------
+    matrix : array_like, shape (r, c)
+
+    Returns
+    -------
+    sympy.Matrix, shape (r, c)
+
+    Raises
+    ------
+    ValueError
+        If an entry is not (to rounding error) ``k`` or ``k * sqrt(2)`` with
+        ``k`` an integer: the conversion never guesses.
+    """
+    m = as_array(matrix, "matrix", ndim=2)
+    return sp.Matrix(m.shape[0], m.shape[1], [_exact_entry(x) for x in m.ravel()])
+
+
+def _exact_entry(x: float) -> sp.Expr:
+    for unit in (sp.Integer(1), sp.sqrt(2)):
+        k = x / float(unit)
+        if abs(k - round(k)) <= 1e-12 * max(1.0, abs(k)):
+            return sp.Integer(round(k)) * unit
+    raise ValueError(f"matrix entry {x!r} is not an integer multiple of 1 or sqrt(2)")
+
+
+def token_row(signal, position) -> sp.Matrix:
+    """The augmented token ``[s, p, p**2, 1]`` as a symbolic row, shape (1, 4)."""
+    return sp.Matrix([[signal, position, position**2, 1]])
+
+
+def symbolic_projections(W_Q=None, W_K=None):
+    """The query of token ``i`` and the key of token ``j``, symbolically.
+
+    .. math:: q_i = x_i W_Q, \\qquad k_j = x_j W_K
+
+    Parameters
+    ----------
+    W_Q, W_K : array_like, shape (4, d_k), optional
+        The projections; the package's :func:`gaussian_head_weights` when
+        omitted.
+
+    Returns
+    -------
+    q_i : sympy.Matrix, shape (1, d_k)
+    k_j : sympy.Matrix, shape (1, d_k)
+    """
+    default_Q, default_K, _ = gaussian_head_weights()
+    WQ = exact_matrix(default_Q if W_Q is None else W_Q)  # (4, d_k)
+    WK = exact_matrix(default_K if W_K is None else W_K)  # (4, d_k)
+    if WQ.shape[0] != 4 or WK.shape[0] != 4 or WQ.shape[1] != WK.shape[1]:
+        raise ValueError(f"W_Q and W_K must both have shape (4, d_k), got {WQ.shape} and {WK.shape}")
+    return token_row(s_i, p_i) * WQ, token_row(s_j, p_j) * WK
+
+
+def symbolic_score(W_Q=None, W_K=None):
+    """The score ``q_i . k_j`` term by term, expanded and factored.
+
+    Returns
+    -------
+    terms : list of sympy.Expr
+        ``q_i[d] * k_j[d]`` for each dimension ``d``: one term of the
+        expansion per dimension.
+    expanded : sympy.Expr
+        Their sum, expanded.
+    factored : sympy.Expr
+        The same score, factored (``-(p_i - p_j)**2`` for the package's head).
+    """
+    q, k = symbolic_projections(W_Q, W_K)
+    terms = [sp.expand(q[d] * k[d]) for d in range(q.shape[1])]
+    expanded = sp.expand(sum(terms, sp.Integer(0)))
+    return terms, expanded, sp.factor(expanded)
+
+
+def is_negative_squared_distance(W_Q=None, W_K=None) -> bool:
+    """True when ``q_i . k_j - (-(p_i - p_j)**2)`` simplifies to exactly 0."""
+    _, expanded, _ = symbolic_score(W_Q, W_K)
+    return sp.simplify(expanded + (p_i - p_j) ** 2) == 0
+
+
+def numeric_score_error(positions, signal=None) -> float:
+    """Largest gap between the head's scores and ``-(p_i - p_j)**2``.
+
+    .. math:: \\max_{i,j} \\left| (X W_Q)(X W_K)^\\top + (p_i - p_j)^2 \\right|
+
+    Parameters
+    ----------
+    positions : array_like, shape (n,)
+    signal : array_like, shape (n,), optional
+        The signal column of ``X`` (it must not matter); zeros when omitted.
+
+    Returns
+    -------
+    float
+    """
+    p = as_array(positions, "positions", ndim=1)
+    s = np.zeros_like(p) if signal is None else signal
+    X = positional_features(s, p)  # (n, 4)
+    W_Q, W_K, _ = gaussian_head_weights()
+    scores = (X @ W_Q) @ (X @ W_K).T  # (n, n)
+    return float(np.max(np.abs(scores + (p[:, None] - p[None, :]) ** 2)))
