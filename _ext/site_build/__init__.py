@@ -1,0 +1,39 @@
+"""Build-level guarantees for the book: self-contained, reproducible, never stale.
+
+A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
+
+* serves MathJax from the site itself: ``mathjax_path`` points at a copy of
+  the npm package ``mathjax`` (``node_modules/``, installed by ``make assets``)
+  made into ``_static/mathjax/`` when the builder starts (:mod:`.mathjax`);
+* re-executes every notebook when the code the notebooks import changes
+  (``src/``, ``requirements.txt``, ``pyproject.toml``), which jupyter-cache
+  alone cannot see because it keys on cell source only (:mod:`.freshness`);
+* fails the build (a warning, and warnings are errors) when a page would load
+  an asset from another host, or when an absolute path of the build machine
+  leaks into the output; and falls back to the last commit's time for
+  ``SOURCE_DATE_EPOCH`` when it is not set (:mod:`.checks`).
+
+:mod:`.workcopy` is not part of the extension: it copies the working tree
+and builds it elsewhere, for the tests and benchmarks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sphinx.application import Sphinx
+
+from . import checks, freshness, mathjax
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    checks.default_source_date_epoch(app)
+    app.connect("config-inited", mathjax.use_local_mathjax)
+    # After myst-nb (priority 500) has resolved the jupyter-cache path.
+    app.connect("builder-inited", freshness.invalidate_stale_cache, priority=900)
+    app.connect("builder-inited", mathjax.copy_mathjax, priority=900)
+    app.connect("env-get-outdated", freshness.outdated_by_dependencies)
+    # Last, so that every other extension has added its scripts.
+    app.connect("html-page-context", checks.no_external_assets, priority=999)
+    app.connect("build-finished", checks.no_leaked_paths)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

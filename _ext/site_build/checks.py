@@ -1,0 +1,86 @@
+"""Build-time guards: a fixed build date, no asset from another host, no leaked paths.
+
+Each guard reports through a Sphinx warning, and the book is built with
+``--warningiserror --keep-going``, so any of them fails the build.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+from .paths import project_root
+
+logger = logging.getLogger(__name__)
+
+# An element that makes the browser fetch its src/href (a link <a> does not).
+FETCHING_TAG = re.compile(
+    r"<(?:img|script|iframe|source|video|audio|embed|link)\b[^>]*?\s(?:src|href|srcset)="
+    r"[\"']?((?:https?:)?//[^\"'\s>]+)", re.I)
+TEXT_SUFFIXES = {".html", ".js", ".css", ".txt", ".json", ".svg", ".xml"}
+SKIPPED_DIRS = ("_static/mathjax",)  # third-party bytes copied verbatim
+
+
+def default_source_date_epoch(app: Sphinx) -> None:
+    """Use the last commit's time as ``SOURCE_DATE_EPOCH`` if it is unset.
+
+    Sphinx takes the "last updated" date and the copyright year from it, so
+    builds of one commit agree whatever the day. ``make build`` exports it
+    already; this covers a direct ``jupyter-book build``.
+    """
+    if os.environ.get("SOURCE_DATE_EPOCH"):
+        return
+    try:
+        result = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=project_root(app),
+                                capture_output=True, text=True, check=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return
+    if result.stdout.strip().isdigit():
+        os.environ["SOURCE_DATE_EPOCH"] = result.stdout.strip()
+
+
+def external_assets(context: dict[str, Any]) -> list[str]:
+    """URLs on other hosts that a page's scripts, stylesheets or body would load."""
+    assets = [getattr(f, "filename", str(f)) for f in
+              [*context.get("script_files", []), *context.get("css_files", [])]]
+    urls = [a for a in assets if re.match(r"(?:[a-z]+:)?//", a or "", re.I)]
+    return urls + FETCHING_TAG.findall(context.get("body", "") or "")
+
+
+def no_external_assets(app: Sphinx, pagename: str, templatename: str,
+                       context: dict[str, Any], doctree: Any) -> None:
+    """Warn about every asset of the page that is not served by the site."""
+    for url in external_assets(context):
+        logger.warning("page %s loads %s from another host; serve it from the site",
+                       pagename, url, type="site_build", subtype="external")
+
+
+def leaked_paths(outdir: Path, secrets: list[str]) -> dict[str, str]:
+    """``{relative file: leaked path}`` for text files of ``outdir`` containing a secret."""
+    found = {}
+    for path in sorted(outdir.rglob("*")):
+        relative = path.relative_to(outdir).as_posix()
+        if path.suffix not in TEXT_SUFFIXES or relative.startswith(SKIPPED_DIRS) or not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        hit = next((s for s in secrets if s in text), None)
+        if hit:
+            found[relative] = hit
+    return found
+
+
+def no_leaked_paths(app: Sphinx, exception: Exception | None) -> None:
+    """Warn if an absolute path of this build (source, output) appears in the site."""
+    if exception is not None or app.builder.format != "html":
+        return
+    roots = {str(Path(p).resolve()) for p in (app.srcdir, Path(app.outdir).parent, project_root(app))}
+    secrets = sorted(roots - {"/"}, key=len, reverse=True)
+    for relative, hit in leaked_paths(Path(app.outdir), secrets).items():
+        logger.warning("%s contains the build machine's path %s", relative, hit,
+                       type="site_build", subtype="path")

@@ -1,0 +1,90 @@
+"""Never serve a stale executed notebook.
+
+jupyter-cache (``execute_notebooks: cache``) keys a notebook on its code
+cells' source only, and Sphinx re-reads a page only when its own file
+changed. So after an edit to the package in ``src/`` (or to the pinned
+requirements), both would happily serve outputs computed by the old code.
+
+This module hashes those dependencies (:func:`dependency_digest`) and
+
+* when the builder starts, empties the jupyter-cache if it was filled under
+  another digest (the digest is stamped into the cache directory);
+* when Sphinx decides what to re-read, marks every document outdated if the
+  environment was built under another digest (stored on the environment).
+
+An edit to one chapter still re-reads and re-executes that chapter only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
+
+from .paths import project_root
+
+logger = logging.getLogger(__name__)
+
+# What the notebooks' results depend on besides their own cells.
+DEPENDENCIES = ("src", "requirements.txt", "pyproject.toml")
+IGNORED_PARTS = ("__pycache__",)
+IGNORED_SUFFIXES = (".pyc", ".pyo")
+STAMP = "site_build-dependencies.sha256"
+
+
+def dependency_files(root: Path) -> list[Path]:
+    """Every file of :data:`DEPENDENCIES` under ``root``, sorted, minus caches."""
+    files = []
+    for name in DEPENDENCIES:
+        path = root / name
+        candidates = sorted(path.rglob("*")) if path.is_dir() else [path]
+        files += [p for p in candidates if p.is_file() and _tracked(p.relative_to(root))]
+    return files
+
+
+def _tracked(relative: Path) -> bool:
+    return not (
+        any(part in IGNORED_PARTS or part.endswith(".egg-info") or part.startswith(".")
+            for part in relative.parts)
+        or relative.suffix in IGNORED_SUFFIXES
+    )
+
+
+def dependency_digest(root: Path) -> str:
+    """SHA-256 over the relative names and bytes of :func:`dependency_files`."""
+    digest = hashlib.sha256()
+    for path in dependency_files(root):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def invalidate_stale_cache(app: Sphinx) -> None:
+    """Empty the jupyter-cache if its stamp is not the current dependency digest."""
+    config = getattr(app.env, "mystnb_config", None)
+    if config is None or config.execution_mode != "cache":
+        return
+    cache = Path(config.execution_cache_path)
+    stamp = cache / STAMP
+    digest = dependency_digest(project_root(app))
+    if cache.exists() and (not stamp.is_file() or stamp.read_text().strip() != digest):
+        logger.info("site_build: src/ or requirements changed: emptying the execution cache %s", cache)
+        shutil.rmtree(cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(digest + "\n")
+
+
+def outdated_by_dependencies(app: Sphinx, env: BuildEnvironment, added: set[str],
+                             changed: set[str], removed: set[str]) -> list[str]:
+    """Every document, if the environment was read under another dependency digest."""
+    digest = dependency_digest(project_root(app))
+    previous = getattr(env, "site_build_dependencies", None)
+    env.site_build_dependencies = digest
+    if previous == digest:
+        return []
+    logger.info("site_build: src/ or requirements changed: re-reading every document")
+    return sorted(env.found_docs)
