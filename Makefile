@@ -10,6 +10,12 @@ BIN := $(VENV)/bin
 VENV_STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 SITE := _build/html
+# Builds of one commit are byte-identical: Sphinx dates the pages ("last updated",
+# copyright year) from the commit's time instead of today's.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+ifneq ($(SOURCE_DATE_EPOCH),)
+export SOURCE_DATE_EPOCH
+endif
 
 .PHONY: help venv assets browser build test test-unit test-browser bench lock clean
 
