@@ -81,6 +81,25 @@ def distance_from_uniform(weights) -> float:
     return float(np.max(np.abs(w - 1.0 / w.shape[0])))
 
 
+def effective_neighbours(weights) -> np.ndarray:
+    """How many tokens each query really averages: ``1 / sum_j w_ij**2``.
+
+    A row that puts weight ``1/k`` on ``k`` tokens gives exactly ``k``;
+    averaging independent noise of standard deviation ``sigma`` with row
+    ``i`` leaves noise of standard deviation ``sigma / sqrt(k_i)``.
+
+    Parameters
+    ----------
+    weights : array_like, shape (n, n)
+
+    Returns
+    -------
+    ndarray, shape (n,)
+    """
+    w = _square(weights)
+    return 1.0 / np.sum(w**2, axis=1)  # (n,)
+
+
 def _square(weights) -> np.ndarray:
     w = as_array(weights, "weights", ndim=2)
     if w.shape[0] != w.shape[1] or w.size == 0:
