@@ -19,6 +19,7 @@ import numpy as np
 
 from ._validation import as_array, as_nonnegative_scalar, as_positive_scalar, same_length
 from .core import attention
+from .knobs import rmse
 
 
 def _as_weight(x, name: str) -> float:
@@ -65,19 +66,6 @@ def score_strength(w_q=1.0, w_k=1.0, temperature=1.0) -> float:
     return _as_weight(w_q, "w_q") * _as_weight(w_k, "w_k") / tau
 
 
-def mean_squared_error(estimate, truth) -> float:
-    """``mean((estimate - truth)**2)``: how far a signal is from the ground truth.
-
-    Parameters
-    ----------
-    estimate, truth : array_like, shape (n,)
-    """
-    a = as_array(estimate, "estimate", ndim=1)
-    b = as_array(truth, "truth", ndim=1)
-    same_length(a, b, "estimate", "truth")
-    return float(np.mean((a - b) ** 2))
-
-
 def most_attended(weights) -> np.ndarray:
     """Index of the key each query gives its largest weight.
 
@@ -93,7 +81,7 @@ def most_attended(weights) -> np.ndarray:
 
 
 def strength_sweep(signal, clean, strengths):
-    """Error of the 1-D head's output for each score strength ``c``.
+    """Root-mean-square error of the 1-D head's output for each strength ``c``.
 
     Each strength is realised as ``w_q = c``, ``w_k = w_v = 1``, ``tau = 1``;
     any other ``W_Q``, ``W_K``, ``tau`` with the same ``c`` gives the same
@@ -110,10 +98,10 @@ def strength_sweep(signal, clean, strengths):
     Returns
     -------
     ndarray, shape (m,)
-        Mean squared error of the output against ``clean`` for each strength.
+        ``RMSE(output, clean)`` for each strength (see :func:`selfattention.knobs.rmse`).
     """
     cs = as_array(strengths, "strengths", ndim=1)
-    errors = [mean_squared_error(onedim_head(signal, w_q=c)[0], clean) for c in cs]
+    errors = [rmse(onedim_head(signal, w_q=c)[0], clean) for c in cs]
     return np.array(errors)  # (m,)
 
 

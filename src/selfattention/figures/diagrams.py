@@ -95,7 +95,7 @@ def _grid(ax, x, y, rows, cols, color, label, *, cell=CELL):
             ax.add_patch(Rectangle((x + j * cell, y - (i + 1) * cell), cell, cell,
                                    facecolor=color, alpha=0.35, edgecolor=color, linewidth=0.8))
     right, bottom = x + cols * cell, y - rows * cell
-    ax.text((x + right) / 2, bottom - 0.12, label, ha="center", va="top", fontsize=9)
+    ax.text((x + right) / 2, bottom - 0.12, label, ha="center", va="top", fontsize=10)
     return x, bottom, right, y
 
 
@@ -144,7 +144,7 @@ def draw_detailed(n=4, d_model=3, d_k=2, d_v=2):
     c = ROLE_COLORS
     X = (n, d_model, c["X"], f"$X$\n$n\\times d_{{model}}$\n({n}×{d_model})")
     top, bottom = 0.0, -(n * CELL + 1.6)  # the two rows of equations
-    fig = new_figure(10.0, 5.0)
+    fig = new_figure(8.0, 4.2)
     ax = _blank_axes(fig, (-0.2, 14.6), (bottom - n * CELL - 1.3, 0.3))
     x = 0.0
     for name, dim, sub in (("Q", d_k, "k"), ("K", d_k, "k"), ("V", d_v, "v")):

@@ -74,10 +74,10 @@ def plot_noisy_signal(positions, clean, noisy):
 def plot_onedim_head(positions, clean, noisy, output, weights):
     """The 1-D head on the noisy sine: output, attention matrix, output vs value.
 
-    Left: ground truth, noisy input and the head's output against position.
-    Middle: the attention matrix (row ``i`` = query ``i``). Right: each
-    token's output against its own input value; the points fall on one curve
-    because the output depends on nothing else.
+    Top: ground truth, noisy input and the head's output against position.
+    Bottom left: the attention matrix (row ``i`` = query ``i``). Bottom
+    right: each token's output against its own input value; the points fall
+    on one curve because the output depends on nothing else.
 
     Parameters
     ----------
@@ -88,12 +88,13 @@ def plot_onedim_head(positions, clean, noisy, output, weights):
     -------
     matplotlib.figure.Figure
     """
-    fig = new_figure(11.0, 3.5)
-    ax_sig, ax_w, ax_val = fig.subplots(1, 3, width_ratios=(1.4, 1, 1))
+    fig = new_figure(8.0, 6.6)
+    axes = fig.subplot_mosaic([["sig", "sig"], ["w", "val"]], height_ratios=(1, 1.15))
+    ax_sig, ax_w, ax_val = axes["sig"], axes["w"], axes["val"]
     _signal_panel(ax_sig, positions, clean, noisy, output)
     ax_sig.set_title("1-D head on the noisy sine")
     draw_weights(ax_w, np.asarray(weights), np.asarray(positions))
-    points = ax_val.scatter(noisy, output, c=positions, cmap="viridis", s=12)
+    points = ax_val.scatter(noisy, output, c=positions, cmap="plasma", s=12)
     fig.colorbar(points, ax=ax_val, label="position $p_i$")
     ax_val.set_xlabel("input value $x_i$")
     ax_val.set_ylabel("output$_i$")
@@ -109,9 +110,9 @@ def plot_strength_sweep(strengths, errors, noisy_error, band_error=None):
     strengths, errors : ndarray, shape (m,)
         As passed to and returned by :func:`selfattention.onedim.strength_sweep`.
     noisy_error : float
-        Error of the noisy input itself (a horizontal line).
+        RMSE of the noisy input itself (a horizontal line).
     band_error : float, optional
-        Error of a position-aware head, for comparison (another line).
+        RMSE of a position-aware head, for comparison (another line).
 
     Returns
     -------
@@ -125,6 +126,6 @@ def plot_strength_sweep(strengths, errors, noisy_error, band_error=None):
         ax.axhline(band_error, ls=":", color=COLORS["accent"], lw=2, label="position-aware head")
     ax.set_yscale("log")
     ax.set_xlabel("score strength $c = w_q w_k / \\tau$")
-    ax.set_ylabel("mean squared error")
+    ax.set_ylabel("RMSE against the ground truth")
     ax.legend(fontsize="small")
     return fig
