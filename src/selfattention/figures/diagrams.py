@@ -18,7 +18,7 @@ ROLE_COLORS = {
     "Q": COLORS["accent"],
     "K": COLORS["noisy"],
     "V": COLORS["output"],
-    "A": "#CC79A7",
+    "W": "#CC79A7",
     "out": "#E69F00",
 }
 
@@ -69,15 +69,15 @@ def draw_overview():
         _box(ax, 6.1, y, f"{word} ${name}$", ROLE_COLORS[name])
     _arrow(ax, (6.95, 3.5), (7.7, 2.95))
     _arrow(ax, (6.95, 2.0), (7.7, 2.55))
-    _box(ax, 8.6, 2.75, "scores\n$QK^\\top/\\sqrt{d_k}$", ROLE_COLORS["A"], width=1.9, height=1.0)
+    _box(ax, 8.6, 2.75, "scores\n$QK^\\top/\\sqrt{d_k}$", ROLE_COLORS["W"], width=1.9, height=1.0)
     _arrow(ax, (9.6, 2.75), (10.3, 2.75))
-    _box(ax, 11.1, 2.75, "softmax\nby rows", ROLE_COLORS["A"], width=1.5, height=1.0)
+    _box(ax, 11.1, 2.75, "softmax\nby rows", ROLE_COLORS["W"], width=1.5, height=1.0)
     _arrow(ax, (11.1, 2.2), (11.1, 1.3))
     _arrow(ax, (6.95, 0.5), (10.2, 0.5))
-    _box(ax, 11.1, 0.6, "weighted\naverage $AV$", ROLE_COLORS["out"], width=1.7, height=1.0)
+    _box(ax, 11.1, 0.6, "weighted\naverage $WV$", ROLE_COLORS["out"], width=1.7, height=1.0)
     _arrow(ax, (11.95, 0.6), (12.6, 0.6))
     ax.text(12.7, 0.6, "output", ha="left", va="center", fontsize=11)
-    ax.text(11.25, 1.75, "weights $A$", ha="left", va="center", fontsize=10)
+    ax.text(11.25, 1.75, "weights $W$", ha="left", va="center", fontsize=10)
     return fig
 
 
@@ -124,7 +124,7 @@ def draw_detailed(n=4, d_model=3, d_k=2, d_v=2):
 
     Top row: the three projections ``X W_Q = Q``, ``X W_K = K``,
     ``X W_V = V``. Bottom row: ``Q K^T`` (n x n scores), the row-wise
-    softmax of the scaled scores (the weights ``A``), and ``A V``.
+    softmax of the scaled scores (the weights ``W``), and ``W V``.
 
     Parameters
     ----------
@@ -142,24 +142,24 @@ def draw_detailed(n=4, d_model=3, d_k=2, d_v=2):
     if max(n, d_model, d_k, d_v) > 8:
         raise ValueError("draw_detailed draws every cell: keep n and the dimensions at most 8")
     c = ROLE_COLORS
-    X = (n, d_model, c["X"], f"$X$\n$n\\times d_{{model}}$\n({n}×{d_model})")
+    X = (n, d_model, c["X"], f"$X$\n$N\\times d_{{model}}$\n({n}×{d_model})")
     top, bottom = 0.0, -(n * CELL + 1.6)  # the two rows of equations
     fig = new_figure(8.0, 4.2)
     ax = _blank_axes(fig, (-0.2, 14.6), (bottom - n * CELL - 1.3, 0.3))
     x = 0.0
     for name, dim, sub in (("Q", d_k, "k"), ("K", d_k, "k"), ("V", d_v, "v")):
         w = (d_model, dim, c[name], f"$W_{name}$\n$d_{{model}}\\times d_{sub}$")
-        out = (n, dim, c[name], f"${name}$\n$n\\times d_{sub}$\n({n}×{dim})")
+        out = (n, dim, c[name], f"${name}$\n$N\\times d_{sub}$\n({n}×{dim})")
         x = _equation(ax, x, top, [X, "×", w, "=", out], mid=top - n * CELL / 2) + 0.7
     mid = bottom - n * CELL / 2
-    parts = [(n, d_k, c["Q"], "$Q$"), "×", (d_k, n, c["K"], "$K^\\top$\n$d_k\\times n$"), "=",
-             (n, n, c["A"], "scores\n$QK^\\top$\n$n\\times n$")]
+    parts = [(n, d_k, c["Q"], "$Q$"), "×", (d_k, n, c["K"], "$K^\\top$\n$d_k\\times N$"), "=",
+             (n, n, c["W"], "scores\n$QK^\\top$\n$N\\times N$")]
     x = _equation(ax, 0.0, bottom, parts, mid=mid)
     _arrow(ax, (x + 0.2, mid), (x + 2.6, mid))
     ax.text(x + 1.4, mid + 0.15, "softmax of\neach row of\n$QK^\\top/\\sqrt{d_k}$",
             ha="center", va="bottom", fontsize=10)
-    parts = [(n, n, c["A"], "weights $A$\n$n\\times n$\nrows sum to 1"), "×",
-             (n, d_v, c["V"], "$V$\n$n\\times d_v$"), "=",
-             (n, d_v, c["out"], "output\n$n\\times d_v$")]
+    parts = [(n, n, c["W"], "weights $W$\n$N\\times N$\nrows sum to 1"), "×",
+             (n, d_v, c["V"], "$V$\n$N\\times d_v$"), "=",
+             (n, d_v, c["out"], "output\n$N\\times d_v$")]
     _equation(ax, x + 2.8, bottom, parts, mid=mid)
     return fig
