@@ -1,0 +1,289 @@
+"""The in-page attention explorer of the smoothing chapter, in headless Chromium.
+
+The explorer recomputes the engineered head in JavaScript; these tests check
+it against the package (``selfattention.gaussian_head``, ``choose_temperature``)
+through the API on its element (``el.attentionExplorer``, documented at the
+top of ``_ext/attention_explorer/static/attention_explorer.js``), drive its
+sliders by keyboard, mouse and touch, and check the page without JavaScript.
+Screenshots land in /tmp/explorer-*.png.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import selfattention as sa
+from selfattention import settings
+
+from .conftest import open_page
+
+SELECTOR = "[data-attention-explorer]"
+API = f"document.querySelector('{SELECTOR}').attentionExplorer"
+TOL = 1e-9
+
+
+@pytest.fixture
+def explorer(page, site_url):
+    page.goto(f"{site_url}/book/smoothing.html", wait_until="networkidle")
+    page.wait_for_function(f"!!{API}")
+    return page
+
+
+def params(page):
+    return page.evaluate(f"{API}.params")
+
+
+def series(page, weights=True):
+    data = page.evaluate(f"{API}.series({{weights: {'true' if weights else 'false'}}})")
+    return {key: np.asarray(value) for key, value in data.items()}
+
+
+def assert_matches_package(page, weights=True):
+    """The explorer's series equal the package's for its current params."""
+    p = params(page)
+    got = series(page, weights)
+    positions, clean, noisy = sa.noisy_sine(p["n"], p["sigma"], rng=settings.SEED)
+    output, w = sa.gaussian_head(noisy, positions, p["tau"])
+    np.testing.assert_allclose(got["positions"], positions, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(got["clean"], clean, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got["noisy"], noisy, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got["output"], output, rtol=0, atol=TOL)
+    if weights:
+        np.testing.assert_allclose(got["weights"], w, rtol=0, atol=TOL)
+    return got, w
+
+
+def canvas_pixels(page):
+    return page.evaluate(
+        f"""() => [...document.querySelectorAll('{SELECTOR} canvas')].map(c => c.toDataURL())"""
+    )
+
+
+def test_starts_at_the_chapters_figure_and_replaces_the_fallback(explorer):
+    assert params(explorer) == {"sigma": settings.SIGMA, "tau": settings.TEMPERATURE, "n": settings.N}
+    assert_matches_package(explorer)
+    assert explorer.locator(f"{SELECTOR} .attention-explorer-fallback").count() == 0
+    assert explorer.locator(f"{SELECTOR} canvas").count() == 2
+    for key, text in (("sigma", "0.30"), ("tau", "0.005"), ("n", "100")):
+        readout = explorer.locator(f"{SELECTOR} output[for$='-{key}']")
+        assert readout.get_attribute("aria-live") == "polite"
+        assert readout.text_content() == text
+    assert explorer.external_requests == []
+
+
+@pytest.mark.parametrize(
+    "sigma, tau, n",
+    [
+        (0.0, 0.005, 5),
+        (0.3, 1e-6, 100),
+        (1.5, 1e-6, 1000),
+        (0.7, 3e-4, 257),
+        (1.2, 0.05, 500),
+        (0.3, 10.0, 1000),
+        (0.05, 10.0, 6),
+    ],
+)
+def test_head_agrees_with_the_package(explorer, sigma, tau, n):
+    explorer.evaluate(f"{API}.setParams({{sigma: {sigma}, tau: {tau}, n: {n}}})")
+    assert params(explorer) == {"sigma": sigma, "tau": tau, "n": n}
+    assert_matches_package(explorer, weights=n <= 500)
+    if n > 500:  # 10^6 weights: compare the rows at both ends and the middle
+        rows = explorer.evaluate(
+            f"(() => {{ const w = {API}.series().weights; return [w[0], w[{n // 2}], w[{n - 1}]]; }})()"
+        )
+        positions, _, noisy = sa.noisy_sine(n, sigma, rng=settings.SEED)
+        _, w = sa.gaussian_head(noisy, positions, tau)
+        np.testing.assert_allclose(rows, w[[0, n // 2, n - 1]], rtol=0, atol=TOL)
+
+
+def test_bad_params_are_refused(explorer):
+    for bad in ("{n: 4}", "{n: 10.5}", "{sigma: -1}", "{tau: 0}", "{tau: 100}"):
+        message = explorer.evaluate(
+            f"(() => {{ try {{ {API}.setParams({bad}); return null; }} catch (e) {{ return e.message; }} }})()"
+        )
+        assert message and message.split()[0] in bad
+    assert params(explorer) == {"sigma": settings.SIGMA, "tau": settings.TEMPERATURE, "n": settings.N}
+
+
+@pytest.mark.parametrize("key", ["sigma", "tau", "n"])
+def test_each_slider_moves_by_keyboard(explorer, key):
+    slider = explorer.locator(f"{SELECTOR} input[id$='-{key}']")
+    before, pixels = params(explorer), canvas_pixels(explorer)
+    slider.focus()
+    slider.press("ArrowRight")
+    slider.press("PageUp")
+    explorer.wait_for_function(f"{API}.timing.latencyMs > 0")  # the coalesced frame ran
+    explorer.wait_for_timeout(50)
+    after = params(explorer)
+    assert after[key] > before[key]
+    assert {k: v for k, v in after.items() if k != key} == {k: v for k, v in before.items() if k != key}
+    readout = explorer.locator(f"{SELECTOR} output[for$='-{key}']").text_content()
+    assert readout == slider.get_attribute("aria-valuetext")
+    assert canvas_pixels(explorer) != pixels
+    assert_matches_package(explorer)
+
+
+@pytest.mark.parametrize("key", ["sigma", "tau", "n"])
+def test_each_slider_moves_by_mouse_drag(explorer, key):
+    slider = explorer.locator(f"{SELECTOR} input[id$='-{key}']")
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
+    before, pixels = params(explorer), canvas_pixels(explorer)
+    y = box["y"] + box["height"] / 2
+    explorer.mouse.move(box["x"] + 0.2 * box["width"], y)
+    explorer.mouse.down()
+    for frac in (0.3, 0.45, 0.6, 0.7):  # a drag: several moves before the release
+        explorer.mouse.move(box["x"] + frac * box["width"], y, steps=3)
+    explorer.mouse.up()
+    explorer.wait_for_timeout(100)
+    after = params(explorer)
+    assert after[key] != before[key]
+    assert canvas_pixels(explorer) != pixels
+    assert_matches_package(explorer, weights=after["n"] <= 500)
+
+
+def test_slider_moves_by_touch(browser, site_url):
+    page = open_page(browser, {site_url}, viewport={"width": 375, "height": 740}, has_touch=True, is_mobile=True)
+    try:
+        page.goto(f"{site_url}/book/smoothing.html", wait_until="networkidle")
+        page.wait_for_function(f"!!{API}")
+        slider = page.locator(f"{SELECTOR} input[id$='-n']")
+        slider.scroll_into_view_if_needed()
+        box = slider.bounding_box()
+        page.touchscreen.tap(box["x"] + 0.8 * box["width"], box["y"] + box["height"] / 2)
+        page.wait_for_timeout(100)
+        assert params(page)["n"] > settings.N
+        assert_matches_package(page, weights=False)
+        assert page.external_requests == []
+    finally:
+        page.context.close()
+
+
+def test_temperature_slider_reaches_identity_and_uniform(explorer):
+    slider = explorer.locator(f"{SELECTOR} input[id$='-tau']")
+    slider.focus()
+    slider.press("Home")
+    explorer.wait_for_timeout(50)
+    assert params(explorer)["tau"] == settings.TEMPERATURE_RANGE[0]
+    got, _ = assert_matches_package(explorer)
+    np.testing.assert_allclose(got["weights"], np.eye(settings.N), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got["output"], got["noisy"], rtol=0, atol=1e-12)  # no smoothing
+    slider.press("End")
+    explorer.wait_for_timeout(50)
+    assert params(explorer)["tau"] == settings.TEMPERATURE_RANGE[1]
+    got, _ = assert_matches_package(explorer)
+    n = settings.N
+    assert np.abs(got["weights"] * n - 1).max() < 0.11  # every weight within 11 % of 1/n
+    assert np.ptp(got["output"]) < 0.1 * np.ptp(got["clean"])  # flattened to nearly a constant
+
+
+def loo_choice(page, sigma, n):
+    page.evaluate(f"{API}.setParams({{sigma: {sigma}, n: {n}}})")
+    choice = page.evaluate(f"{API}.chooseTemperature({{apply: false}})")
+    positions, _, noisy = sa.noisy_sine(n, sigma, rng=settings.SEED)
+    best_tau, scores = sa.choose_temperature(noisy, positions)
+    np.testing.assert_allclose(choice["scores"], scores, rtol=1e-9)
+    return choice, best_tau, scores
+
+
+@pytest.mark.parametrize("sigma, n", [(0.3, 100), (0.1, 40), (1.0, 300), (1.5, 1000), (0.02, 30)])
+def test_best_tau_is_the_packages_leave_one_out_choice(explorer, sigma, n):
+    choice, best_tau, _ = loo_choice(explorer, sigma, n)
+    assert choice["tau"] == best_tau
+
+
+@pytest.mark.parametrize("sigma, n", [(0.6, 5), (0.0, 50)])
+def test_best_tau_on_a_rounding_tie_is_an_equally_good_candidate(explorer, sigma, n):
+    """When the best is to average only the nearest neighbours (few samples,
+    or no noise), every tau small enough for that gives the same
+    leave-one-out error but for rounding (the package's scores differ there
+    only by its matrix product's rounding), so either side may pick another
+    of these tied candidates; the explorer takes the first."""
+    choice, best_tau, scores = loo_choice(explorer, sigma, n)
+    tied = scores <= scores.min() * (1 + 1e-9)
+    assert tied[:2].all() and choice["index"] == int(np.argmax(tied))  # the first of the tie
+    assert scores[choice["index"]] == pytest.approx(scores.min(), rel=1e-9)
+    assert choice["tau"] == best_tau or tied[np.searchsorted(sa.kernel.DEFAULT_CANDIDATES, best_tau)]
+
+
+def test_best_tau_button_sets_the_temperature(explorer):
+    explorer.evaluate(f"{API}.setParams({{sigma: 0.8, n: 200, tau: 10}})")
+    explorer.locator(f"{SELECTOR} button.ae-best").click()
+    explorer.wait_for_timeout(50)
+    positions, _, noisy = sa.noisy_sine(200, 0.8, rng=settings.SEED)
+    best_tau, _ = sa.choose_temperature(noisy, positions)
+    assert params(explorer) == {"sigma": 0.8, "tau": best_tau, "n": 200}
+    assert "τ =" in explorer.locator(f"{SELECTOR} .ae-best-value").text_content()
+    assert_matches_package(explorer)
+
+
+def test_redraws_are_coalesced_into_animation_frames(explorer):
+    redraws = explorer.evaluate(
+        f"""() => new Promise(resolve => {{
+            const root = document.querySelector('{SELECTOR}');
+            const slider = root.querySelector("input[id$='-sigma']");
+            let count = 0;
+            root.addEventListener('attention-explorer:redraw', () => count++);
+            for (let k = 0; k < 20; k++) {{
+                slider.value = String(0.05 * k);
+                slider.dispatchEvent(new Event('input', {{bubbles: true}}));
+            }}
+            requestAnimationFrame(() => requestAnimationFrame(() => resolve(count)));
+        }})"""
+    )
+    assert redraws == 1
+    assert params(explorer)["sigma"] == pytest.approx(0.95)
+
+
+def test_dark_mode_changes_the_drawing(explorer):
+    light = canvas_pixels(explorer)
+    explorer.evaluate("document.documentElement.dataset.theme = 'dark'")
+    explorer.wait_for_timeout(100)
+    assert canvas_pixels(explorer)[0] != light[0]
+    clean = explorer.evaluate(
+        f"getComputedStyle(document.querySelector('{SELECTOR}')).getPropertyValue('--ae-clean').trim()"
+    )
+    assert clean != "#000000"
+
+
+def test_fits_a_phone_and_stacks_the_panels(browser, site_url):
+    page = open_page(browser, {site_url}, viewport={"width": 375, "height": 740}, device_scale_factor=2)
+    try:
+        page.goto(f"{site_url}/book/smoothing.html", wait_until="networkidle")
+        page.wait_for_function(f"!!{API}")
+        root = page.locator(SELECTOR)
+        assert root.evaluate("el => el.scrollWidth <= el.clientWidth")
+        assert root.bounding_box()["width"] <= 375
+        signal = page.locator(f"{SELECTOR} .ae-panel-signal").bounding_box()
+        matrix = page.locator(f"{SELECTOR} .ae-panel-matrix").bounding_box()
+        assert matrix["y"] >= signal["y"] + signal["height"] - 1  # stacked
+        root.scroll_into_view_if_needed()
+        root.screenshot(path="/tmp/explorer-phone.png")
+    finally:
+        page.context.close()
+
+
+def test_screenshots_light_and_dark(explorer):
+    root = explorer.locator(SELECTOR)
+    root.scroll_into_view_if_needed()
+    root.screenshot(path="/tmp/explorer-light.png")
+    explorer.evaluate("document.documentElement.dataset.theme = 'dark'")
+    explorer.wait_for_timeout(100)
+    root.screenshot(path="/tmp/explorer-dark.png")
+
+
+def test_without_javascript_the_static_figure_shows(browser, site_url):
+    page = open_page(browser, {site_url}, java_script_enabled=False)
+    try:
+        page.goto(f"{site_url}/book/smoothing.html", wait_until="load")
+        image = page.locator(f"{SELECTOR} .attention-explorer-fallback img")
+        assert image.count() == 1
+        assert image.is_visible()
+        assert image.evaluate("img => img.complete && img.naturalWidth > 300")
+        assert "attention matrix" in image.get_attribute("alt")
+        assert page.locator(f"{SELECTOR} canvas").count() == 0
+        page.locator(SELECTOR).screenshot(path="/tmp/explorer-nojs.png")
+        assert page.external_requests == []
+    finally:
+        page.context.close()
