@@ -1,0 +1,71 @@
+"""The sqrt(d_k) demo: spread of dot products, entropy, softmax sharpness."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from selfattention import scaling
+
+
+@pytest.mark.parametrize("d_k", [1, 4, 64, 400])
+def test_dot_product_std_is_sqrt_d_k(d_k):
+    std = scaling.dot_product_std(d_k, n_pairs=20000, rng=0)
+    assert std == pytest.approx(np.sqrt(d_k), rel=0.03)
+
+
+def test_random_unit_vectors_have_unit_variance_and_follow_the_seed():
+    z = scaling.random_unit_vectors(50000, 2, rng=3)
+    assert z.shape == (50000, 2)
+    np.testing.assert_allclose(z.var(axis=0), 1.0, rtol=0.03)
+    np.testing.assert_array_equal(z, scaling.random_unit_vectors(50000, 2, rng=3))
+
+
+def test_entropy_of_uniform_and_one_hot_rows():
+    w = np.array([[0.25, 0.25, 0.25, 0.25], [0.0, 1.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0]])
+    np.testing.assert_allclose(scaling.entropy(w), [np.log(4), 0.0, np.log(2)], atol=1e-15)
+
+
+def test_unscaled_softmax_approaches_one_hot_as_d_k_grows():
+    small, h_small = scaling.softmax_sharpness(1, scaled=False, rng=0)
+    large, h_large = scaling.softmax_sharpness(1024, scaled=False, rng=0)
+    assert large > 0.9 > small
+    assert h_large < 0.2 < h_small
+
+
+def test_scaled_softmax_keeps_its_shape_as_d_k_grows():
+    values = [scaling.softmax_sharpness(d, scaled=True, rng=0)[0] for d in (1, 16, 1024)]
+    assert max(values) - min(values) < 0.1
+
+
+def test_scaling_experiment_uses_the_same_draws_with_and_without_scaling():
+    r = scaling.scaling_experiment([1, 8], n_queries=50, n_pairs=100, rng=5)
+    # At d_k = 1, sqrt(d_k) = 1: scaling changes nothing, so the two runs agree exactly.
+    assert r["max_weight_scaled"][0] == r["max_weight_unscaled"][0]
+    assert r["entropy_scaled"][0] == r["entropy_unscaled"][0]
+    assert r["max_weight_scaled"][1] != r["max_weight_unscaled"][1]
+    assert set(r) == {"d_k", "std", "max_weight_unscaled", "max_weight_scaled",
+                      "entropy_unscaled", "entropy_scaled"}
+
+
+def test_scaling_experiment_is_reproducible():
+    a = scaling.scaling_experiment([2, 32], n_queries=20, n_pairs=50, rng=7)
+    b = scaling.scaling_experiment([2, 32], n_queries=20, n_pairs=50, rng=7)
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key])
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: scaling.dot_product_std(0), "d_k must be at least 1"),
+        (lambda: scaling.dot_product_std(4, n_pairs=1), "n_pairs must be at least 2"),
+        (lambda: scaling.softmax_sharpness(4, scaled=True, n_keys=1), "n_keys must be at least 2"),
+        (lambda: scaling.entropy([[0.5, -0.5]]), "weights must not be negative"),
+        (lambda: scaling.entropy([0.5, 0.5]), "weights must be 2-dimensional"),
+        (lambda: scaling.scaling_experiment([]), "d_ks must be a non-empty"),
+    ],
+)
+def test_bad_input_names_the_argument(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
