@@ -86,16 +86,24 @@ def _fallback_png(data_json: str) -> str:
     return base64.b64encode(fig._repr_png_()).decode("ascii")
 
 
-def visit_html(self, node):
-    ident = node["ids"][0]
-    self.body.append(
+def render_open(ident: str, data_json: str, png_base64: str) -> str:
+    """The explorer element's opening HTML: its data and its no-JS fallback.
+
+    The element is closed by ``</div>``; ``attention_explorer.js`` turns every
+    ``[data-attention-explorer]`` element into a live explorer.
+    """
+    return (
         f'<div class="attention-explorer" id="{ident}" data-attention-explorer>'
-        f'<script type="application/json" class="attention-explorer-data">{node["data_json"]}</script>'
+        f'<script type="application/json" class="attention-explorer-data">{data_json}</script>'
         '<figure class="attention-explorer-fallback">'
-        f'<img src="data:image/png;base64,{node["png"]}" alt="{html.escape(FALLBACK_ALT)}">'
+        f'<img src="data:image/png;base64,{png_base64}" alt="{html.escape(FALLBACK_ALT)}">'
         "<figcaption>The engineered attention head at the explorer's starting settings. "
         "Turn on JavaScript to move its sliders.</figcaption></figure>"
     )
+
+
+def visit_html(self, node):
+    self.body.append(render_open(node["ids"][0], node["data_json"], node["png"]))
 
 
 def depart_html(self, node):

@@ -1,0 +1,173 @@
+"""How fast the in-page attention explorer redraws, in headless Chromium.
+
+For N = 100, 500 and the slider's largest N, the explorer (the very element,
+script and stylesheet the book's ``attention-explorer`` directive emits, on a
+bare local page) answers a series of slider changes; each change is an
+``input`` event on the slider, as a drag makes. Two times per change:
+
+- redraw: from the start of the redraw to its pixels being on both canvases
+  (the work: the head, the signal panel, the heat map; a 1-pixel read-back
+  of each canvas makes sure the drawing is done, not just queued);
+- latency: from the input event to the same point, which also includes the
+  wait for the next animation frame the redraws are coalesced into (the
+  events come at varied phases of the frame, as a drag's do).
+
+The "best tau" button's leave-one-out search is timed too. The temperature slider sweeps its whole range (wide kernels are the slowest);
+the noise slider moves at the book's default temperature. Medians (and 90th
+percentiles) are reported; the target is a redraw under 16 ms (one frame) at
+the largest N.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHANGES = 80
+TARGET_MS = 16.0
+
+MEASURE = """async ([key, n, count]) => {
+  const root = document.querySelector('[data-attention-explorer]');
+  const api = root.attentionExplorer;
+  api.setParams({n, sigma: api.data.sigma, tau: api.data.temperature});
+  const slider = root.querySelector(`input[id$='-${key}']`);
+  const canvases = [...root.querySelectorAll('canvas')];
+  const lo = Number(slider.min), hi = Number(slider.max);
+  const out = [];
+  for (let k = 0; k < count; k++) {
+    const frac = (k % 2 ? k : count - k) / count;  // sweep back and forth across the range
+    const value = lo + Math.round(frac * (hi - lo) / Number(slider.step || 1)) * Number(slider.step || 1);
+    await new Promise((r) => setTimeout(r, (k * 7) % 17));  // input at varied phases of the frame
+    const timing = await new Promise((resolve) => {
+      root.addEventListener('attention-explorer:redraw', (e) => {
+        const t = performance.now();
+        for (const c of canvases) c.getContext('2d').getImageData(0, 0, 1, 1);
+        const flush = performance.now() - t;
+        resolve({redraw: e.detail.computeMs + e.detail.drawMs + flush, latency: e.detail.latencyMs + flush});
+      }, {once: true});
+      slider.value = String(value);
+      slider.dispatchEvent(new Event('input', {bubbles: true}));
+    });
+    out.push(timing);
+  }
+  return out;
+}"""
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - keep the output clean
+        pass
+
+
+BEST = """([n, count]) => {
+  const api = document.querySelector('[data-attention-explorer]').attentionExplorer;
+  api.setParams({n, sigma: api.data.sigma, tau: api.data.temperature});
+  const out = [];
+  for (let k = 0; k < count; k++) {
+    const t = performance.now();
+    api.chooseTemperature({apply: false});
+    out.push(performance.now() - t);
+  }
+  return out;
+}"""
+
+
+def write_page(directory: Path) -> None:
+    """A bare page holding one explorer, with the extension's own assets."""
+    sys.path.insert(0, str(ROOT / "_ext"))
+    try:
+        import attention_explorer as ext
+    finally:
+        sys.path.remove(str(ROOT / "_ext"))
+    from selfattention.explorer import explorer_json
+
+    data_json = explorer_json()
+    for name in (ext.JS_FILE, ext.CSS_FILE):
+        shutil.copy(ext.STATIC / name, directory / name)
+    body = ext.render_open("attention-explorer-1", data_json, ext._fallback_png(data_json)) + "</div>"
+    (directory / "index.html").write_text(
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<link rel='stylesheet' href='{ext.CSS_FILE}'><script defer src='{ext.JS_FILE}'></script></head>"
+        f"<body style='margin:0 auto;max-width:46rem;font-family:sans-serif'>{body}</body></html>"
+    )
+
+
+def measure(url: str, sizes) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    try:
+        from conftest import CHROMIUM_FLAGS, chromium_executable
+    finally:
+        sys.path.remove(str(ROOT / "tests" / "browser"))
+    results = {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(url, wait_until="load")
+            page.wait_for_function("!!document.querySelector('[data-attention-explorer]').attentionExplorer")
+            for n in sizes:
+                results[n, "best"] = page.evaluate(BEST, [n, 7])
+                for key in ("tau", "sigma"):
+                    page.evaluate(MEASURE, [key, n, 10])  # warm up the JIT
+                    results[n, key] = page.evaluate(MEASURE, [key, n, CHANGES])
+        finally:
+            browser.close()
+    return results
+
+
+def stats(values):
+    ordered = sorted(values)
+    return statistics.median(ordered), ordered[int(0.9 * (len(ordered) - 1))]
+
+
+def main() -> str:
+    from selfattention import settings
+    from selfattention.kernel import DEFAULT_CANDIDATES
+
+    sizes = (100, 500, settings.N_RANGE[1])
+    with tempfile.TemporaryDirectory(prefix="bench-explorer-") as tmp:
+        write_page(Path(tmp))
+        handler = functools.partial(_QuietHandler, directory=tmp)
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            results = measure(f"http://127.0.0.1:{server.server_address[1]}/index.html", sizes)
+        finally:
+            server.shutdown()
+            server.server_close()
+    lines = [
+        f"Headless Chromium, 1280x900 viewport, {CHANGES} slider changes per row; times in ms, "
+        "median (90th percentile).",
+        "",
+        "| N | slider | redraw | latency: input to redraw done, incl. the wait for the frame |",
+        "| ---: | --- | ---: | ---: |",
+    ]
+    for (n, key), timings in results.items():
+        if key == "best":
+            continue
+        redraw = stats([t["redraw"] for t in timings])
+        latency = stats([t["latency"] for t in timings])
+        label = "τ (sweeps 1e-6 to 10)" if key == "tau" else "σ (τ = book default)"
+        lines.append(f"| {n} | {label} | {redraw[0]:.2f} ({redraw[1]:.2f}) | {latency[0]:.2f} ({latency[1]:.2f}) |")
+    best = ", ".join(f"{statistics.median(results[n, 'best']):.0f} ms at N = {n}" for n in sizes)
+    lines += ["", f"The best-τ button (leave-one-out over {len(DEFAULT_CANDIDATES)} candidates), median: {best}."]
+    worst = max(stats([t["redraw"] for t in results[sizes[-1], key]])[0] for key in ("tau", "sigma"))
+    verdict = "meets" if worst < TARGET_MS else "MISSES"
+    lines += ["", f"Largest N = {sizes[-1]}: median redraw {worst:.2f} ms, {verdict} the {TARGET_MS:.0f} ms target."]
+    text = "\n".join(lines)
+    print(text)
+    return text
+
+
+if __name__ == "__main__":
+    main()
