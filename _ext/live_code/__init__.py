@@ -1,0 +1,150 @@
+"""Live code cells: thebe 0.9.3 served by the site itself, on Binder or a local server.
+
+A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``) that
+replaces sphinx-thebe's loader, which fetches thebe 0.8.2 from a CDN and can
+only talk to Binder. It
+
+* copies thebe 0.9.3 (``lib/``, including ``thebe.css``) and require.js from
+  ``node_modules/`` (``make assets``) into ``_static/live-code/`` when the
+  build finishes, so the page never fetches them from another host;
+* drops sphinx-thebe's scripts and page configuration, and writes its own
+  per-page configuration (kernel, notebook path, Binder repository) as JSON;
+* sets ``SELFATTENTION_STATIC=1`` for the notebooks the build executes, so
+  that ``selfattention.widgets.explore()`` returns a still figure in the
+  static pages (no dead sliders, no widget state with random ids);
+* adds ``live-code.js``, which bootstraps thebe with explicit options for
+  Binder (the default) or for a Jupyter server named in the page URL's
+  fragment (``#jupyter=<url>&token=<token>``; see ``tools/live.py``).
+
+Nothing secret is written into the built pages: the token only ever travels
+in the URL fragment, which the browser does not send to the static server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+
+HERE = Path(__file__).resolve().parent
+#: Where the copied assets live in the built site, under ``_static/``.
+ASSET_DIR = "live-code"
+#: npm files copied into ``_static/live-code/``: (package, file or directory, target).
+NPM_ASSETS = (("thebe", "lib", "thebe"), ("requirejs", "require.js", "require.js"))
+#: Read by ``selfattention.widgets.is_static`` (kept in sync by tests/test_widgets.py).
+STATIC_ENV = "SELFATTENTION_STATIC"
+#: Markers of sphinx-thebe's own scripts and configuration, which this replaces.
+SPHINX_THEBE_MARKERS = ("THEBE_JS_URL", "sphinx-thebe.js", "text/x-thebe-config", "kernelName =")
+
+
+def node_modules(app: Sphinx) -> Path:
+    """The ``node_modules`` directory at or above the source directory."""
+    start = Path(app.srcdir).resolve()
+    for directory in (start, *start.parents):
+        if (directory / "node_modules" / "thebe" / "lib" / "index.js").is_file():
+            return directory / "node_modules"
+    raise ExtensionError(f"live_code: no node_modules/thebe at or above {start}: run `make assets`")
+
+
+def _wanted(path: Path) -> bool:
+    """Ship the browser code and its licence notices, not source maps or type stubs."""
+    return path.is_file() and path.suffix != ".map" and "types" not in path.parts
+
+
+def copy_assets(app: Sphinx, exception: Exception | None) -> None:
+    """Copy thebe's ``lib/`` and require.js into ``_static/live-code/``."""
+    if exception is not None or app.builder.format != "html":
+        return
+    modules = node_modules(app)
+    target = Path(app.outdir) / "_static" / ASSET_DIR
+    for package, name, dest in NPM_ASSETS:
+        source = modules / package / name
+        if source.is_dir():
+            for path in sorted(p for p in source.rglob("*") if _wanted(p)):
+                out = target / dest / path.relative_to(source)
+                out.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, out)
+        else:
+            (target / dest).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target / dest)
+
+
+def _kernel_name(app: Sphinx, docname: str) -> str | None:
+    """The page's Jupyter kernel, or None for a page that is not a notebook."""
+    spec = app.env.metadata.get(docname, {}).get("kernelspec")
+    if isinstance(spec, str):
+        spec = json.loads(spec)
+    return spec.get("name", "python3") if spec else None
+
+
+def _repository(app: Sphinx) -> str:
+    """``org/repo`` of the book's GitHub repository, for Binder."""
+    url = app.config.html_theme_options.get("repository_url", "") or ""
+    parts = url.rstrip("/").split("github.com/")[-1].split("/")
+    return "/".join(parts[:2]) if "github.com/" in url and len(parts) >= 2 else ""
+
+
+def page_config(app: Sphinx, docname: str) -> dict[str, Any]:
+    """What ``live-code.js`` needs to start a kernel for ``docname``."""
+    options = app.config.html_theme_options
+    launch = options.get("launch_buttons", {}) or {}
+    path_to_book = (options.get("path_to_docs") or "").strip("/")
+    folder = str(Path(path_to_book, docname).parent)
+    return {
+        "kernelName": _kernel_name(app, docname),
+        "path": "" if folder == "." else folder,
+        "binderUrl": (launch.get("binderhub_url") or "https://mybinder.org").rstrip("/"),
+        "repo": _repository(app),
+        "ref": options.get("repository_branch") or "main",
+    }
+
+
+def replace_page_config(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Swap sphinx-thebe's page configuration for this extension's JSON."""
+    for node in list(doctree.findall(nodes.raw)):
+        if any(marker in node.astext() for marker in SPHINX_THEBE_MARKERS):
+            node.parent.remove(node)
+    if _kernel_name(app, docname) is None:
+        return
+    text = json.dumps(page_config(app, docname), sort_keys=True).replace("</", "<\\/")
+    html = f'<script type="application/json" id="live-code-config">{text}</script>\n'
+    doctree.append(nodes.raw("", html, format="html"))
+
+
+def drop_sphinx_thebe_scripts(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    """Remove sphinx-thebe's loader, which would fetch thebe 0.8.2 from a CDN."""
+    scripts = context.get("script_files", [])
+    scripts[:] = [s for s in scripts if not _is_sphinx_thebe(s)]
+
+
+def _is_sphinx_thebe(script: Any) -> bool:
+    text = f"{getattr(script, 'filename', script)} {getattr(script, 'attributes', {}).get('body', '')}"
+    return any(marker in text for marker in SPHINX_THEBE_MARKERS)
+
+
+def mark_static_build(app: Sphinx, config) -> None:
+    """Kernels started by this build inherit the variable: explore() gives a still figure."""
+    os.environ[STATIC_ENV] = "1"
+
+
+def add_static_path(app: Sphinx) -> None:
+    app.config.html_static_path.append(str(HERE / "static"))
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("config-inited", mark_static_build)
+    app.connect("builder-inited", add_static_path)
+    app.add_js_file("live-code.js", loading_method="defer")
+    app.add_css_file("live-code.css")
+    # After sphinx-thebe (priority 500) has added its configuration nodes.
+    app.connect("doctree-resolved", replace_page_config, priority=600)
+    # Before any check of the page's assets (site_build runs at 999).
+    app.connect("html-page-context", drop_sphinx_thebe_scripts, priority=100)
+    app.connect("build-finished", copy_assets)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

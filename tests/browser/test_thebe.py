@@ -1,0 +1,184 @@
+"""Live code cells (issue 5): the smoothing chapter on a local Jupyter server.
+
+The server is started exactly as ``make live`` starts it (tools/live.py:
+fresh token, 127.0.0.1, CORS limited to the site's origin), the page gets it
+through the URL fragment, and Chromium presses the real launch button. The
+pages may reach only the site and that server: nothing else, no CDN.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import socket
+
+import pytest
+
+from .conftest import ROOT, open_page
+
+PAGE = "book/smoothing.html"
+LAUNCH_TIMEOUT = 120_000  # ms: a cold kernel on a busy 2-core machine
+RUN_TIMEOUT = 60_000
+
+
+def load_live():
+    """tools/live.py as a module (tools/ is a script directory, not a package)."""
+    spec = importlib.util.spec_from_file_location("live", ROOT / "tools" / "live.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+live = load_live()
+
+
+def origin(url: str) -> str:
+    return url.rstrip("/")
+
+
+@pytest.fixture(scope="module")
+def jupyter(site_url):
+    server = live.JupyterServer(origin=site_url)
+    yield server
+    server.stop()
+
+
+def press_launch(page) -> None:
+    """Open the rocket menu and press "Live Code", as a reader does."""
+    page.locator(".dropdown-launch-buttons .dropdown-toggle").click()
+    page.locator(".btn-launch-thebe").click()
+
+
+def status(page):
+    return page.locator(".live-code-status")
+
+
+@pytest.fixture(scope="module")
+def live_page(browser, site_url, jupyter):
+    """The chapter, launched on the local server, with its thebe-init cell run."""
+    page = open_page(browser, {site_url, origin(jupyter.url)})
+    page.goto(live.live_url(site_url, PAGE, jupyter.url, jupyter.token))
+    press_launch(page)
+    page.locator(".live-code-status[data-state=ready]").wait_for(timeout=LAUNCH_TIMEOUT)
+    yield page
+    page.context.close()
+
+
+def cell(page, tag=None, last=False):
+    cells = page.locator(f"div.cell.tag_{tag}" if tag else "div.cell")
+    return cells.last if last else cells.first
+
+
+def set_source(page, cell_locator, source: str) -> None:
+    cell_locator.locator(".CodeMirror").evaluate("(el, src) => el.CodeMirror.setValue(src)", source)
+
+
+def test_status_names_the_local_kernel(live_page, jupyter):
+    text = status(live_page).inner_text()
+    assert "Connected: kernel python3" in text
+    assert f"your Jupyter server at {jupyter.url}" in text
+
+
+def test_token_leaves_the_address_bar(live_page, jupyter):
+    assert jupyter.token not in live_page.url
+    assert "#" not in live_page.url
+
+
+def test_thebe_init_cell_runs_on_launch(live_page):
+    output = cell(live_page, "thebe-init").locator(".jp-OutputArea-output")
+    output.wait_for(timeout=RUN_TIMEOUT)
+    assert re.search(r"selfattention \d+\.\d+\.\d+: N = 100, sigma = 0\.3", output.inner_text())
+
+
+def test_plain_cell_prints_its_output(live_page):
+    target = cell(live_page, "thebe-init")
+    set_source(live_page, target, "print(6 * 7, 'from the kernel')")
+    target.locator(".thebe-run-button").click()
+    output = target.locator(".jp-OutputArea-output", has_text="42 from the kernel")
+    output.wait_for(timeout=RUN_TIMEOUT)
+
+
+def test_explore_slider_redraws_the_plot(live_page):
+    target = cell(live_page, last=True)
+    assert "explore()" in target.locator(".CodeMirror").inner_text()
+    target.locator(".thebe-run-button").click()
+    image = target.locator(".widget-image")
+    image.wait_for(timeout=RUN_TIMEOUT)
+    live_page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+    sliders = target.locator(".widget-slider")
+    assert sliders.count() == 3
+    before = image.get_attribute("src")
+    handle = sliders.nth(1).locator(".noUi-handle")  # tau
+    handle.focus()
+    handle.press("ArrowRight")
+    live_page.wait_for_function("([img, old]) => img.src !== old", arg=[image.element_handle(), before],
+                                timeout=RUN_TIMEOUT)
+    assert target.locator(".widget-readout").nth(1).inner_text() != "0.005"
+
+
+def test_no_request_left_the_two_servers(live_page):
+    assert live_page.external_requests == []
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound, read, released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def launch_with_fragment(browser, site_url, fragment):
+    page = open_page(browser, {site_url})
+    page.goto(f"{site_url}/{PAGE}#{fragment}")
+    press_launch(page)
+    return page
+
+
+def test_refused_connection_says_so(browser, site_url):
+    server = f"http://127.0.0.1:{free_port()}/"
+    page = launch_with_fragment(browser, site_url, f"jupyter={server}&token=abc")
+    try:
+        page.locator(".live-code-status[data-state=error]").wait_for(timeout=RUN_TIMEOUT)
+        text = status(page).inner_text()
+        assert f"Could not connect to your Jupyter server at {server}" in text
+        assert "refused the connection" in text
+    finally:
+        page.context.close()
+
+
+def test_malformed_server_url_says_so(browser, site_url):
+    page = launch_with_fragment(browser, site_url, "jupyter=127.0.0.1:8888&token=abc")
+    try:
+        page.locator(".live-code-status[data-state=error]").wait_for(timeout=RUN_TIMEOUT)
+        assert "is not usable" in status(page).inner_text() or "malformed" in status(page).inner_text()
+        assert page.external_requests == []
+    finally:
+        page.context.close()
+
+
+def test_binder_is_the_default(browser, site_url):
+    """Without a server in the fragment the page launches on Binder (blocked here: no internet)."""
+    page = launch_with_fragment(browser, site_url, "binder")
+    try:
+        status(page).wait_for(timeout=RUN_TIMEOUT)
+        assert "on Binder (mybinder.org" in status(page).inner_text()
+    finally:
+        page.context.close()
+
+
+def test_static_page_has_a_still_figure_and_no_widget_state(site_dir):
+    html = (site_dir / PAGE).read_text()
+    assert "widget-state+json" not in html and "widget-view+json" not in html
+    figure = re.search(r'<figure[^>]*id="fig-smoothing-explore".*?</figure>', html, re.S)
+    assert figure and "<img" in figure.group(0)
+
+
+
+def test_sphinx_thebe_loader_is_replaced(site_dir):
+    """sphinx-thebe's loader (thebe 0.8.2 from unpkg, Binder only) is gone; ours is there."""
+    html = (site_dir / PAGE).read_text()
+    for marker in ("THEBE_JS_URL", "sphinx-thebe.js", "text/x-thebe-config", "unpkg.com"):
+        assert marker not in html
+    assert 'id="live-code-config"' in html and "_static/live-code.js" in html
+    for asset in ("thebe/index.js", "thebe/thebe.css", "require.js"):
+        assert (site_dir / "_static" / "live-code" / asset).is_file()
