@@ -170,3 +170,38 @@ def test_knobs_runs_alone_and_glues_the_packages_numbers():
     assert float(glued["knobs-noise-rmse-out"]) < float(glued["knobs-noise-rmse-in"]) / 3
     assert float(glued["knobs-samples-last"]) < float(glued["knobs-samples-first"])
     assert np.isfinite(float(glued["knobs-samples-input"]))
+
+
+# --- the chapters' figure functions ------------------------------------------------
+
+
+def test_figure_functions_draw_without_pyplot():
+    import subprocess
+    import sys
+
+    code = """
+import sys
+import numpy as np
+import selfattention as sa
+from selfattention import knobs
+from selfattention.figures import knobs as fk, trick
+from selfattention.figures.smoothing import plot_smoothing
+p, c, y = sa.noisy_sine(30, 0.3, rng=0)
+o, w = sa.gaussian_head(y, p, 0.01)
+taus = np.logspace(-6, 2, 5)
+ri, ro = knobs.error_vs_samples([10, 20], 0.3, 0.01, n_draws=2, rng=0)
+figs = [
+    plot_smoothing(p, c, y, o, w),
+    trick.plot_attention_band(p, 0.01),
+    trick.plot_row_profiles(p, [0.001, 0.01], 15),
+    fk.plot_temperature_extremes(p, c, y, [1e-6, 0.01, 10.0]),
+    fk.plot_temperature_sweep(taus, knobs.temperature_sweep(y, p, taus)),
+    fk.plot_noise_recovery(30, [0.3, 1.0], 0.01, rng=0),
+    fk.plot_samples([10, 20], ri, ro, examples=(10, 20), sigma=0.3, temperature=0.01, rng=0),
+]
+print([len(f.axes) for f in figs], all(f._repr_png_()[:4] == b"\\x89PNG" for f in figs))
+print("matplotlib.pyplot" in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "[3, 2, 1, 6, 2, 2, 3] True"
+    assert out[1] == "False"
