@@ -5,9 +5,11 @@ The Nadaraya-Watson estimator with a Gaussian kernel of bandwidth ``h``,
 .. math:: \\hat f(x) = \\frac{\\sum_j K_h(x - x_j)\\, y_j}{\\sum_j K_h(x - x_j)},
     \\qquad K_h(u) = \\exp\\!\\left(-\\frac{u^2}{2 h^2}\\right),
 
-is the engineered attention head with temperature ``tau = 2 h**2``. This
-module writes it from the formula, independently of :mod:`selfattention.core`,
-and picks the temperature by leave-one-out cross-validation.
+is the engineered attention head with temperature ``tau = 2 h**2``.
+:func:`nadaraya_watson` is written from this formula, independently of the
+attention code, so that the two can be checked against each other. The
+temperature is picked by leave-one-out cross-validation, which for this
+estimator is the head itself with the diagonal of its attention masked out.
 """
 
 from __future__ import annotations
@@ -15,10 +17,17 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import as_array, as_positive_scalar, same_length
-from .head import gaussian_head
+from .core import softmax
+from .head import gaussian_head, gaussian_head_weights, positional_features
+from .signals import noisy_sine
 
 #: Candidate temperatures searched by :func:`choose_temperature` by default.
 DEFAULT_CANDIDATES = np.logspace(-6, 1, 141)
+#: How far the leave-one-out choice may land from the true best temperature
+#: (a factor either way) on the book's signals.
+LOO_FACTOR = 2.0
+#: Entries of the (candidates, n, n) weight blocks of :func:`leave_one_out_scores`.
+_BLOCK = 2**22
 
 
 def nadaraya_watson(x_query, x, y, bandwidth):
@@ -70,7 +79,8 @@ def leave_one_out_error(signal, positions, temperature) -> float:
     """Mean squared error of predicting each sample from all the others.
 
     This is the engineered head with the diagonal of the attention matrix
-    masked out: token ``i`` may attend to every token but itself.
+    masked out: token ``i`` may attend to every token but itself. It is the
+    one-temperature reference for :func:`leave_one_out_scores`.
 
     .. math:: \\mathrm{LOO}(\\tau) = \\frac{1}{n} \\sum_i
         \\Big(s_i - \\sum_{j \\ne i} w^{(-i)}_{ij} s_j\\Big)^2
@@ -83,8 +93,61 @@ def leave_one_out_error(signal, positions, temperature) -> float:
     return float(np.mean((s - prediction) ** 2))
 
 
+def _candidates(candidates) -> np.ndarray:
+    taus = DEFAULT_CANDIDATES if candidates is None else as_array(candidates, "candidates", ndim=1)
+    if taus.size == 0:
+        raise ValueError("candidates must hold at least one temperature")
+    if (taus <= 0).any():
+        raise ValueError(f"candidates must all be positive, got {taus[taus <= 0][0]!r}")
+    return taus
+
+
+def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
+    """Leave-one-out error of the masked head for many temperatures at once.
+
+    The masked scores ``-(p_i - p_j)**2`` (``-inf`` on the diagonal) come
+    from the head's projections once; each block of candidates then costs
+    one batched softmax and one batched product with the signals.
+
+    Parameters
+    ----------
+    signal : array_like, shape (n,) or (k, n)
+        One signal, or ``k`` signals sampled at the same positions; ``n >= 2``.
+    positions : array_like, shape (n,)
+    candidates : array_like, shape (m,), optional
+        Temperatures ``> 0``; :data:`DEFAULT_CANDIDATES` when omitted.
+
+    Returns
+    -------
+    scores : ndarray, shape (m,) or (k, m)
+        ``scores[..., t]`` equals :func:`leave_one_out_error` at ``candidates[t]``.
+    """
+    s = as_array(signal, "signal")
+    if s.ndim not in (1, 2) or s.shape[-1] < 2:
+        raise ValueError(f"signal must have shape (n,) or (k, n) with n >= 2, got {s.shape}")
+    S = np.atleast_2d(s)  # (k, n)
+    taus = _candidates(candidates)
+    X = positional_features(S[0], positions)  # (n, 4); checks positions
+    W_Q, W_K, _ = gaussian_head_weights()
+    scores = (X @ W_Q) @ (X @ W_K).T  # (n, n) = -(p_i - p_j)**2
+    np.fill_diagonal(scores, -np.inf)  # token i may not attend to itself
+    out = np.empty((S.shape[0], taus.size))  # (k, m)
+    step = max(1, _BLOCK // scores.size)
+    for start in range(0, taus.size, step):
+        block = taus[start : start + step]  # (c,)
+        weights = softmax(scores / block[:, None, None], axis=-1)  # (c, n, n)
+        residual = S.T - weights @ S.T  # (c, n, k)
+        out[:, start : start + step] = np.mean(residual**2, axis=1).T
+    return out[0] if s.ndim == 1 else out
+
+
 def choose_temperature(signal, positions, candidates=None):
     """Pick the temperature by leave-one-out cross-validation.
+
+    Each candidate is scored by how well the head, with its diagonal masked
+    out, predicts every sample from all the others
+    (:func:`leave_one_out_scores`); the noise on sample ``i`` then never
+    helps to predict sample ``i``, so the score cannot reward copying it.
 
     Parameters
     ----------
@@ -105,10 +168,32 @@ def choose_temperature(signal, positions, candidates=None):
     s = as_array(signal, "signal", ndim=1)
     p = as_array(positions, "positions", ndim=1)
     same_length(s, p, "signal", "positions")
-    taus = DEFAULT_CANDIDATES if candidates is None else as_array(candidates, "candidates", ndim=1)
-    if taus.size == 0:
-        raise ValueError("candidates must hold at least one temperature")
-    if (taus <= 0).any():
-        raise ValueError(f"candidates must all be positive, got {taus[taus <= 0][0]!r}")
-    scores = np.array([leave_one_out_error(s, p, tau) for tau in taus])  # (m,)
+    taus = _candidates(candidates)
+    scores = leave_one_out_scores(s, p, taus)  # (m,)
     return float(taus[np.argmin(scores)]), scores
+
+
+def loo_choices(ns, sigmas, seeds, candidates=None) -> np.ndarray:
+    """:func:`choose_temperature` on the book's noisy sines, many at once.
+
+    For each ``n`` the signals of every seed and sigma share one batched
+    :func:`leave_one_out_scores` call (they share the weight matrices).
+
+    Parameters
+    ----------
+    ns : sequence of int, length a
+    sigmas : sequence of float, length b
+    seeds : sequence of int, length r
+        Noise seeds of :func:`noisy_sine`.
+
+    Returns
+    -------
+    chosen : ndarray, shape (r, a, b)
+    """
+    taus = _candidates(candidates)
+    chosen = np.empty((len(seeds), len(ns), len(sigmas)))
+    for a, n in enumerate(ns):
+        signals = [noisy_sine(n, s, rng=seed) for seed in seeds for s in sigmas]
+        scores = leave_one_out_scores([y for _, _, y in signals], signals[0][0], taus)  # (r b, m)
+        chosen[:, a, :] = taus[np.argmin(scores, axis=1)].reshape(len(seeds), len(sigmas))
+    return chosen

@@ -1,0 +1,162 @@
+"""Figures of the kernel-regression chapter."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._style import COLORS, new_figure
+
+#: Colour of each region of :data:`selfattention.bias_variance.REGIONS`.
+REGION_COLORS = {"whole": COLORS["output"], "interior": COLORS["accent"]}
+
+
+def plot_bias_variance(temperatures, bias2, variance, best_tau):
+    """Error of the head against temperature, split into bias and variance.
+
+    Parameters
+    ----------
+    temperatures : ndarray, shape (m,)
+    bias2, variance : ndarray, shape (m,)
+        Squared bias and variance; their sum is the mean squared error.
+    best_tau : float
+        Marked with a vertical line.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(7.0, 3.6)
+    ax = fig.subplots()
+    mse = np.asarray(bias2) + np.asarray(variance)  # (m,)
+    ax.loglog(temperatures, mse, "-", color=COLORS["clean"], lw=2.2, label="mean squared error")
+    ax.loglog(temperatures, bias2, "--", color=COLORS["output"], lw=1.6, label="bias$^2$ (flattening)")
+    ax.loglog(temperatures, variance, ":", color=COLORS["noisy"], lw=2, label="variance (noise kept)")
+    ax.axvline(best_tau, color=COLORS["muted"], lw=1)
+    ax.annotate(f"best $\\tau$ = {best_tau:.2g}", (best_tau, mse.min()), xytext=(8, -14),
+                textcoords="offset points", fontsize="small")
+    ax.set_ylim(mse.min() / 30, mse.max() * 2)
+    ax.set_xlabel("temperature $\\tau$")
+    ax.set_ylabel("error (mean over positions)")
+    ax.legend(loc="upper left", fontsize="small")
+    return fig
+
+
+def _scaling_panel(ax, x, best, fits, labels, along, fixed_values):
+    """One log-log panel of :func:`plot_scaling`; ``along`` is "n" or "sigma"."""
+    for region, table in best.items():
+        series = table if along == "n" else table.T  # (len(x), len(fixed))
+        for k, fixed in enumerate(fixed_values):
+            n, s = (x, fixed) if along == "n" else (fixed, x)
+            ax.loglog(x, fits[region](n, s), "-", color=REGION_COLORS[region], lw=0.8, alpha=0.7)
+            ax.loglog(x, series[:, k], "o" if region == "whole" else "s", color=REGION_COLORS[region],
+                      mfc="none" if region == "interior" else None, ms=4, label=labels[region] if k == 0 else None)
+    ax.set_xlabel("number of samples $N$" if along == "n" else "noise $\\sigma$")
+    ax.set_ylabel("best temperature $\\tau^*$")
+
+
+def plot_scaling(ns, sigmas, best, fits):
+    """Best temperature against ``N`` (one line per sigma) and sigma (one per ``N``).
+
+    Parameters
+    ----------
+    ns : sequence of int, length a
+    sigmas : sequence of float, length b
+    best : dict of region -> ndarray, shape (a, b)
+        Measured best temperatures.
+    fits : dict of region -> PowerLaw
+        Fitted laws, drawn as lines.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(9.0, 3.8)
+    ax_n, ax_s = fig.subplots(1, 2)
+    labels = {
+        region: f"{region}: $N^{{{fit.n_exponent:.2f}}}\\,\\sigma^{{{fit.sigma_exponent:.2f}}}$"
+        for region, fit in fits.items()
+    }
+    _scaling_panel(ax_n, np.asarray(ns), best, fits, labels, "n", sigmas)
+    _scaling_panel(ax_s, np.asarray(sigmas), best, fits, labels, "sigma", ns)
+    ax_n.set_title("one line per $\\sigma$", fontsize="medium")
+    ax_s.set_title("one line per $N$", fontsize="medium")
+    ax_s.legend(loc="upper left", fontsize="small")
+    return fig
+
+
+def plot_loo(temperatures, loo, expected, chosen_tau, best_tau, true_best, chosen, spread=None):
+    """Leave-one-out choice of the temperature, and how close it lands.
+
+    Parameters
+    ----------
+    temperatures : ndarray, shape (m,)
+    loo : ndarray, shape (m,)
+        Leave-one-out error of one noisy signal.
+    expected : ndarray, shape (m,)
+        What it estimates: ``sigma**2 +`` the true mean squared error.
+    chosen_tau, best_tau : float
+        The leave-one-out choice and the true best temperature.
+    true_best, chosen : ndarray, shape (c,)
+        True best and chosen temperatures of several signals (right panel).
+    spread : tuple of ndarray, optional
+        ``(true_best, chosen)`` of more noise draws, drawn faintly.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(9.0, 3.8)
+    ax_c, ax_r = fig.subplots(1, 2)
+    ax_c.loglog(temperatures, loo, "-", color=COLORS["noisy"], lw=2, label="leave-one-out error (one signal)")
+    ax_c.loglog(temperatures, expected, "--", color=COLORS["clean"], lw=1.4, label="$\\sigma^2$ + true MSE")
+    ax_c.axvline(chosen_tau, color=COLORS["noisy"], lw=1)
+    ax_c.axvline(best_tau, color=COLORS["clean"], lw=1, ls="--")
+    ax_c.set_xlabel("temperature $\\tau$")
+    ax_c.set_ylabel("error")
+    ax_c.legend(loc="upper left", fontsize="small")
+    if spread is not None:
+        ax_r.loglog(*spread, ".", color=COLORS["muted"], ms=3, alpha=0.5, label="other noise draws")
+    ax_r.loglog(true_best, chosen, "o", color=COLORS["output"], ms=5, label="the book's signals")
+    lims = np.array([min(np.min(true_best), np.min(chosen)) / 3, max(np.max(true_best), np.max(chosen)) * 3])
+    ax_r.loglog(lims, lims, "-", color=COLORS["clean"], lw=1, label="chosen = best")
+    ax_r.fill_between(lims, lims / 2, lims * 2, color=COLORS["muted"], alpha=0.2, lw=0, label="within a factor 2")
+    ax_r.set_xlim(lims)
+    ax_r.set_ylim(lims)
+    ax_r.set_xlabel("true best $\\tau^*$ (from the ground truth)")
+    ax_r.set_ylabel("leave-one-out choice")
+    ax_r.legend(loc="upper left", fontsize="small")
+    return fig
+
+
+def plot_edge_effect(positions, clean, smoothed, weights, queries):
+    """The pull toward the inside at the ends, and the one-sided weights behind it.
+
+    Parameters
+    ----------
+    positions, clean, smoothed : ndarray, shape (n,)
+        ``smoothed`` is the head's output on the noise-free signal (its mean).
+    weights : ndarray, shape (n, n)
+        The head's attention matrix.
+    queries : sequence of int
+        Rows of ``weights`` to draw on the right.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(9.0, 3.6)
+    ax_s, ax_w = fig.subplots(1, 2)
+    ax_s.plot(positions, clean, "--", color=COLORS["clean"], lw=1.2, label="ground truth")
+    ax_s.plot(positions, smoothed, "-", color=COLORS["output"], lw=2, label="mean output")
+    ax_s.set_xlabel("position $p$")
+    ax_s.set_ylabel("value")
+    ax_s.legend(loc="upper right", fontsize="small")
+    styles = ["-", "--", ":", "-."]
+    for k, i in enumerate(queries):
+        ax_w.plot(positions, weights[i], styles[k % len(styles)], color=COLORS["noisy"], lw=1.6,
+                  label=f"query at $p$ = {positions[i]:.2f}")
+        ax_s.plot(positions[i], smoothed[i], "o", color=COLORS["output"], ms=5)
+    ax_w.set_xlabel("key position $p_j$")
+    ax_w.set_ylabel("attention weight $w_{ij}$")
+    ax_w.legend(loc="upper center", fontsize="small")
+    return fig
