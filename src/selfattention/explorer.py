@@ -89,14 +89,13 @@ def _starting_settings(n, sigma, temperature) -> dict:
 
 
 def explorer_json(**kwargs) -> str:
-    """:func:`explorer_data` as compact JSON, safe inside an HTML ``<script>``.
+    """:func:`explorer_data` as compact JSON for a ``<script>`` element.
 
     Floats are written by ``repr``, so the browser parses back the very same
-    doubles. ``<``, ``>`` and ``&`` are escaped as ``\\u003c`` and so on, so
-    the text can never close the script element that holds it.
+    doubles. The data hold only numbers, so the text can never contain the
+    ``</script>`` that would end its element.
     """
-    text = json.dumps(explorer_data(**kwargs), separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return json.dumps(explorer_data(**kwargs), separators=(",", ":"), allow_nan=False)
 
 
 def fallback_series(data: dict):

@@ -60,6 +60,21 @@ def canvas_pixels(page):
     )
 
 
+VIRIDIS_TOP, VIRIDIS_BOTTOM = [253, 231, 37], [68, 1, 84]
+
+
+def heat_map_colors(page):
+    """RGB of the heat map at the middle of its diagonal and far off it."""
+    return page.evaluate(
+        f"""() => {{
+            const c = document.querySelector('{SELECTOR} canvas.ae-canvas-matrix');
+            const ctx = c.getContext('2d'), s = c.width;
+            const rgb = (x, y) => [...ctx.getImageData(x, y, 1, 1).data.slice(0, 3)];
+            return {{"diagonal": rgb(s / 2, s / 2), "off diagonal": rgb(Math.floor(s / 5), Math.floor(4 * s / 5))}};
+        }}"""
+    )
+
+
 def test_starts_at_the_chapters_figure_and_replaces_the_fallback(explorer):
     assert params(explorer) == {"sigma": settings.SIGMA, "tau": settings.TEMPERATURE, "n": settings.N}
     assert_matches_package(explorer)
@@ -109,7 +124,8 @@ def test_bad_params_are_refused(explorer):
 @pytest.mark.parametrize("key", ["sigma", "tau", "n"])
 def test_each_slider_moves_by_keyboard(explorer, key):
     slider = explorer.locator(f"{SELECTOR} input[id$='-{key}']")
-    before, pixels = params(explorer), canvas_pixels(explorer)
+    readout = explorer.locator(f"{SELECTOR} output[for$='-{key}']")
+    before, pixels, text = params(explorer), canvas_pixels(explorer), readout.text_content()
     slider.focus()
     slider.press("ArrowRight")
     slider.press("PageUp")
@@ -118,9 +134,12 @@ def test_each_slider_moves_by_keyboard(explorer, key):
     after = params(explorer)
     assert after[key] > before[key]
     assert {k: v for k, v in after.items() if k != key} == {k: v for k, v in before.items() if k != key}
-    readout = explorer.locator(f"{SELECTOR} output[for$='-{key}']").text_content()
-    assert readout == slider.get_attribute("aria-valuetext")
-    assert canvas_pixels(explorer) != pixels
+    assert readout.text_content() != text
+    assert readout.text_content() == slider.get_attribute("aria-valuetext")
+    signal_after, matrix_after = canvas_pixels(explorer)
+    assert signal_after != pixels[0]
+    if key != "sigma":  # the noise does not change the weights
+        assert matrix_after != pixels[1]
     assert_matches_package(explorer)
 
 
@@ -169,6 +188,7 @@ def test_temperature_slider_reaches_identity_and_uniform(explorer):
     got, _ = assert_matches_package(explorer)
     np.testing.assert_allclose(got["weights"], np.eye(settings.N), rtol=0, atol=1e-12)
     np.testing.assert_allclose(got["output"], got["noisy"], rtol=0, atol=1e-12)  # no smoothing
+    assert heat_map_colors(explorer) == {"diagonal": VIRIDIS_TOP, "off diagonal": VIRIDIS_BOTTOM}
     slider.press("End")
     explorer.wait_for_timeout(50)
     assert params(explorer)["tau"] == settings.TEMPERATURE_RANGE[1]
@@ -176,6 +196,8 @@ def test_temperature_slider_reaches_identity_and_uniform(explorer):
     n = settings.N
     assert np.abs(got["weights"] * n - 1).max() < 0.11  # every weight within 11 % of 1/n
     assert np.ptp(got["output"]) < 0.1 * np.ptp(got["clean"])  # flattened to nearly a constant
+    colors = heat_map_colors(explorer)
+    assert colors["diagonal"][0] > 200 and colors["off diagonal"][0] > 200  # all near viridis' top
 
 
 def loo_choice(page, sigma, n):
