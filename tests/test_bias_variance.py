@@ -1,0 +1,154 @@
+"""Bias, variance and the best temperature, by vectorised Monte Carlo."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import selfattention as sa
+from selfattention import bias_variance as bv
+from selfattention import settings
+
+TAUS = np.logspace(-5, 0, 51)
+
+
+def literal_monte_carlo(n, sigma, taus, draws, seed, region):
+    """Draw noisy sines one by one, smooth each with the head, average by hand."""
+    z = np.random.default_rng(seed).standard_normal((draws, n))
+    p = np.linspace(0, 1, n)
+    clean = np.sin(2 * np.pi * p)
+    inside = bv.region_mask(p, region)
+    bias2, variance, mse = [], [], []
+    for tau in taus:
+        outputs = np.array([sa.gaussian_head(clean + sigma * z_r, p, tau)[0] for z_r in z])  # (R, n)
+        mean = outputs.mean(axis=0)
+        bias2.append(np.mean((mean - clean)[inside] ** 2))
+        variance.append(np.mean(((outputs - mean) ** 2).mean(axis=0)[inside]))
+        mse.append(np.mean(((outputs - clean) ** 2)[:, inside]))
+    return np.array(bias2), np.array(variance), np.array(mse)
+
+
+@pytest.fixture(scope="module")
+def book_curve():
+    parts = bv.monte_carlo_parts(settings.N, TAUS, draws=400, rng=settings.SEED)
+    return bv.risk(parts, settings.SIGMA, "whole")
+
+
+@pytest.mark.parametrize("region", sorted(bv.REGIONS))
+def test_vectorised_monte_carlo_equals_the_literal_loop(region):
+    taus = [1e-4, 3e-3, 0.1]
+    parts = bv.monte_carlo_parts(30, taus, draws=25, rng=11)
+    for sigma in (0.0, 0.3, 1.2):
+        bias2, variance = bv.risk(parts, sigma, region)
+        ref_bias2, ref_variance, ref_mse = literal_monte_carlo(30, sigma, taus, 25, 11, region)
+        np.testing.assert_allclose(bias2, ref_bias2, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(variance, ref_variance, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(bias2 + variance, ref_mse, rtol=1e-10, atol=1e-14)
+
+
+def test_monte_carlo_converges_to_the_exact_expectation(book_curve):
+    bias2, variance = book_curve
+    exact_bias2, exact_variance = bv.expected_risk(settings.N, settings.SIGMA, TAUS)
+    np.testing.assert_allclose(bias2 + variance, exact_bias2 + exact_variance, rtol=0.05)
+
+
+def test_error_is_u_shaped_in_the_temperature(book_curve):
+    mse = sum(book_curve)
+    k = int(np.argmin(mse))
+    assert 5 < k < len(TAUS) - 5
+    assert np.all(np.diff(mse[: k + 1]) < 0), "the error must fall all the way to its minimum"
+    assert np.all(np.diff(mse[k:]) > 0), "and rise all the way after it"
+
+
+def test_bias_grows_and_variance_shrinks_with_the_temperature():
+    bias2, variance = bv.expected_risk(settings.N, settings.SIGMA, TAUS)
+    assert np.all(np.diff(bias2) > 0)
+    assert np.all(np.diff(variance) < 0)
+
+
+def test_the_ends_of_the_curve_are_the_noise_and_the_flattened_sine(book_curve):
+    mse = sum(book_curve)
+    assert mse[0] == pytest.approx(settings.SIGMA**2, rel=0.05)
+    assert mse[-1] < 0.5
+    flat = sum(bv.expected_risk(settings.N, settings.SIGMA, [100.0]))
+    assert flat == pytest.approx(0.5, rel=0.03)
+
+
+def test_the_bottom_of_the_u_is_flat(book_curve):
+    best = bv.best_temperature(TAUS, sum(book_curve))
+    at = lambda tau: sum(bv.expected_risk(settings.N, settings.SIGMA, [tau])).item()  # noqa: E731
+    assert at(best / 2) < 1.25 * at(best) and at(best * 2) < 1.25 * at(best)
+    assert at(best / 20) > 2 * at(best) and at(best * 20) > 2 * at(best)
+
+
+def test_best_temperature_refines_between_grid_points():
+    taus = np.logspace(-4, -1, 13)
+    curve = (np.log(taus) - np.log(0.00321)) ** 2 + 1.0
+    assert bv.best_temperature(taus, curve) == pytest.approx(0.00321, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: bv.best_temperature([1.0, 2.0, 3.0], [0.0, 1.0, 2.0]), "end of the temperature grid"),
+        (lambda: bv.best_temperature([1.0, 2.0, 3.0], [1.0, 1.0, 0.0]), "end of the temperature grid"),
+        (lambda: bv.best_temperature([3.0, 2.0, 1.0], [1.0, 0.0, 1.0]), "must increase"),
+        (lambda: bv.best_temperature([1.0, 2.0], [1.0, 0.0]), "at least 3"),
+        (lambda: bv.monte_carlo_parts(1, [0.1]), "n must be at least 2"),
+        (lambda: bv.monte_carlo_parts(10, [0.1], draws=1), "draws must be at least 2"),
+        (lambda: bv.monte_carlo_parts(10, [0.1, -1.0]), "temperatures must be"),
+        (lambda: bv.monte_carlo_parts(10, []), "temperatures must be"),
+        (lambda: bv.region_mask([0.0], "edges"), "region must be one of"),
+        (lambda: bv.risk(bv.monte_carlo_parts(10, [0.1], draws=2, rng=0), -0.1), "sigma must not be negative"),
+        (lambda: bv.fit_power_law([1, 2], [1.0], [[1.0], [2.0]]), "at least 4"),
+        (lambda: bv.fit_power_law([1, 2], [1.0, 2.0], [[1.0, 2.0]]), "shape"),
+        (lambda: bv.best_temperature_grid([10], [0.0], [0.1, 0.2, 0.3]), "sigmas must be positive"),
+        (lambda: bv.leading_bias(0.0), "temperature must be positive"),
+    ],
+)
+def test_bias_variance_functions_reject_bad_input(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_monte_carlo_is_reproducible_from_its_seed():
+    a = bv.monte_carlo_parts(20, [0.01], draws=5, rng=4)
+    b = bv.monte_carlo_parts(20, [0.01], draws=5, rng=np.random.default_rng(4))
+    np.testing.assert_array_equal(a.noise_var, b.noise_var)
+
+
+def test_fit_power_law_recovers_exact_exponents():
+    ns, sigmas = [10, 20, 40, 80], [0.1, 0.3, 0.9]
+    n, s = np.meshgrid(ns, sigmas, indexing="ij")
+    fit = bv.fit_power_law(ns, sigmas, 0.7 * n**-0.45 * s**0.9)
+    assert (fit.prefactor, fit.n_exponent, fit.sigma_exponent) == pytest.approx((0.7, -0.45, 0.9))
+    assert fit.n_stderr < 1e-9 and fit.sigma_stderr < 1e-9
+    np.testing.assert_allclose(fit(n, s), 0.7 * n**-0.45 * s**0.9)
+
+
+def test_fit_power_law_standard_errors_cover_noisy_truth():
+    ns, sigmas = [10, 20, 40, 80, 160], [0.1, 0.2, 0.4, 0.8]
+    n, s = np.meshgrid(ns, sigmas, indexing="ij")
+    misses = []
+    for seed in range(200):
+        noise = np.exp(0.05 * np.random.default_rng(seed).standard_normal(n.shape))
+        fit = bv.fit_power_law(ns, sigmas, n**-0.4 * s**0.8 * noise)
+        misses.append(abs(fit.n_exponent + 0.4) > 2 * fit.n_stderr)
+    assert 0.01 < np.mean(misses) < 0.12  # about 5 % outside two standard errors
+
+
+def test_theory_temperature_has_the_predicted_exponents():
+    tau = bv.theory_interior_temperature
+    assert np.log(tau(800, 0.3) / tau(100, 0.3)) / np.log(8) == pytest.approx(-2 / 5)
+    assert np.log(tau(100, 0.9) / tau(100, 0.3)) / np.log(3) == pytest.approx(4 / 5)
+
+
+def test_leading_bias_matches_a_fine_grid():
+    """With many samples per bandwidth the leading-order formulas become exact."""
+    tau = 2e-4
+    p = np.linspace(0, 1, 4001)
+    clean = np.sin(2 * np.pi * p)
+    smoothed, _ = sa.gaussian_head(clean, p, tau)
+    end, interior = bv.leading_bias(tau)
+    assert smoothed[0] - clean[0] == pytest.approx(end, rel=0.02)
+    assert np.abs(smoothed - clean)[bv.region_mask(p, "interior")].max() == pytest.approx(interior, rel=0.01)
