@@ -17,7 +17,7 @@ ifneq ($(SOURCE_DATE_EPOCH),)
 export SOURCE_DATE_EPOCH
 endif
 
-.PHONY: help venv assets browser build test test-unit test-browser bench lock clean
+.PHONY: help venv assets browser build test test-unit test-browser bench live lock clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -54,6 +54,9 @@ test: test-unit test-browser ## Run every test (builds the book)
 
 bench: $(VENV_STAMP) $(NPM_STAMP) browser ## Run the benchmarks and rewrite benchmarks/results.md
 	$(BIN)/python -m benchmarks
+
+live: $(VENV_STAMP) $(NPM_STAMP) ## Serve the book with live code on a local Jupyter server; prints the URL to open
+	$(BIN)/python tools/live.py --site $(SITE)
 
 lock: ## Regenerate requirements.txt from requirements.in
 	$(PYTHON) -m venv .venv-lock

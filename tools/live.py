@@ -154,6 +154,8 @@ def main(argv=None) -> int:
     if not (args.site / "index.html").exists():
         print(f"no built site in {args.site}", file=sys.stderr)
         return 1
+    # Ctrl-C raises KeyboardInterrupt even if a parent shell ignored SIGINT; SIGTERM exits cleanly.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     site = StaticServer(args.site, args.port)
     jupyter = None

@@ -19,6 +19,7 @@ from .conftest import ROOT, open_page
 PAGE = "book/smoothing.html"
 LAUNCH_TIMEOUT = 120_000  # ms: a cold kernel on a busy 2-core machine
 RUN_TIMEOUT = 60_000
+KERNEL_STDOUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]'
 
 
 def load_live():
@@ -85,7 +86,8 @@ def test_token_leaves_the_address_bar(live_page, jupyter):
 
 
 def test_thebe_init_cell_runs_on_launch(live_page):
-    output = cell(live_page, "thebe-init").locator(".jp-OutputArea-output")
+    # thebe re-wraps the static output as text/html: only the kernel's print is stdout.
+    output = cell(live_page, "thebe-init").locator(KERNEL_STDOUT)
     output.wait_for(timeout=RUN_TIMEOUT)
     assert re.search(r"selfattention \d+\.\d+\.\d+: N = 100, sigma = 0\.3", output.inner_text())
 
@@ -94,7 +96,7 @@ def test_plain_cell_prints_its_output(live_page):
     target = cell(live_page, "thebe-init")
     set_source(live_page, target, "print(6 * 7, 'from the kernel')")
     target.locator(".thebe-run-button").click()
-    output = target.locator(".jp-OutputArea-output", has_text="42 from the kernel")
+    output = target.locator(KERNEL_STDOUT, has_text="42 from the kernel")
     output.wait_for(timeout=RUN_TIMEOUT)
 
 
