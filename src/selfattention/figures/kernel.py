@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 from ._style import COLORS, new_figure
 
@@ -32,9 +33,9 @@ def plot_bias_variance(temperatures, bias2, variance, best_tau):
     ax.loglog(temperatures, bias2, "--", color=COLORS["output"], lw=1.6, label="bias$^2$ (flattening)")
     ax.loglog(temperatures, variance, ":", color=COLORS["noisy"], lw=2, label="variance (noise kept)")
     ax.axvline(best_tau, color=COLORS["muted"], lw=1)
-    ax.annotate(f"best $\\tau$ = {best_tau:.2g}", (best_tau, mse.min()), xytext=(8, -14),
-                textcoords="offset points", fontsize="small")
     ax.set_ylim(mse.min() / 30, mse.max() * 2)
+    ax.annotate(f"best $\\tau$ = {best_tau:.2g}", (best_tau, mse.min() / 30), xytext=(4, 4),
+                textcoords="offset points", fontsize="small")
     ax.set_xlabel("temperature $\\tau$")
     ax.set_ylabel("error (mean over positions)")
     ax.legend(loc="upper left", fontsize="small")
@@ -50,6 +51,8 @@ def _scaling_panel(ax, x, best, fits, labels, along, fixed_values):
             ax.loglog(x, fits[region](n, s), "-", color=REGION_COLORS[region], lw=0.8, alpha=0.7)
             ax.loglog(x, series[:, k], "o" if region == "whole" else "s", color=REGION_COLORS[region],
                       mfc="none" if region == "interior" else None, ms=4, label=labels[region] if k == 0 else None)
+    ax.set_xticks(x, labels=[f"{v:g}" for v in x])
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("number of samples $N$" if along == "n" else "noise $\\sigma$")
     ax.set_ylabel("best temperature $\\tau^*$")
 
