@@ -77,7 +77,8 @@ def heat_map_colors(page):
 
 def test_starts_at_the_chapters_figure_and_replaces_the_fallback(explorer):
     assert params(explorer) == {"sigma": settings.SIGMA, "tau": settings.TEMPERATURE, "n": settings.N}
-    assert_matches_package(explorer)
+    _, weights = assert_matches_package(explorer)
+    assert explorer.locator(f"{SELECTOR} .ae-scale-max").text_content() == f"{weights.max():.2g}"
     assert explorer.locator(f"{SELECTOR} .attention-explorer-fallback").count() == 0
     assert explorer.locator(f"{SELECTOR} canvas").count() == 2
     for key, text in (("sigma", "0.30"), ("tau", "0.005"), ("n", "100")):

@@ -193,7 +193,12 @@
         el("span", { class: "ae-key ae-key-noisy" }), "noisy input ",
         el("span", { class: "ae-key ae-key-output" }), "attention output",
       ]);
-      const matrixCaption = el("figcaption", {}, ["Attention weights: row i = query p", el("sub", {}, ["i"]),
+      this.vmaxOutput = el("span", { class: "ae-scale-max" });
+      const scale = el("div", { class: "ae-scale", "aria-hidden": "true" }, [
+        el("span", {}, ["0"]), el("span", { class: "ae-scale-bar", style: `background: linear-gradient(to right, ${VIRIDIS_STOPS.join(", ")})` }),
+        this.vmaxOutput,
+      ]);
+      const matrixCaption = el("figcaption", {}, [scale, "Attention weights: row i = query p", el("sub", {}, ["i"]),
         " (0 at the top), column j = key p", el("sub", {}, ["j"]), " (0 at the left)"]);
       this.panels = el("div", { class: "ae-panels" }, [
         el("figure", { class: "ae-panel ae-panel-signal" }, [this.canvasSignal, legend]),
@@ -397,6 +402,7 @@
       // colour scale 0 .. the largest weight, the diagonal of the row with the least mass
       let vmax = 0;
       for (let i = 0; i < n; i++) vmax = Math.max(vmax, kern[0] / rowSum[i]);
+      this.vmaxOutput.textContent = vmax.toPrecision(2);
       const cell = new Int32Array(S); // pixel -> token, nearest
       for (let s = 0; s < S; s++) cell[s] = Math.min(n - 1, Math.floor(((s + 0.5) * n) / S));
       const top = LUT.length - 1;
