@@ -8,10 +8,12 @@ A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
 * re-executes every notebook when the code the notebooks import changes
   (``src/``, ``requirements.txt``, ``pyproject.toml``), which jupyter-cache
   alone cannot see because it keys on cell source only (:mod:`.freshness`);
+* makes the output depend on the sources only: the last commit's time for
+  ``SOURCE_DATE_EPOCH`` when it is not set, stable cell ids in the
+  downloadable notebooks (:mod:`.reproducible`);
 * fails the build (a warning, and warnings are errors) when a page would load
   an asset from another host, or when an absolute path of the build machine
-  leaks into the output; and falls back to the last commit's time for
-  ``SOURCE_DATE_EPOCH`` when it is not set (:mod:`.checks`).
+  leaks into the output (:mod:`.checks`).
 
 :mod:`.workcopy` is not part of the extension: it copies the working tree
 and builds it elsewhere, for the tests and benchmarks.
@@ -23,11 +25,11 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from . import checks, freshness, mathjax
+from . import checks, freshness, mathjax, reproducible
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    checks.default_source_date_epoch(app)
+    reproducible.default_source_date_epoch(app)
     app.connect("config-inited", mathjax.use_local_mathjax)
     # After myst-nb (priority 500) has resolved the jupyter-cache path.
     app.connect("builder-inited", freshness.invalidate_stale_cache, priority=900)
@@ -35,5 +37,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-get-outdated", freshness.outdated_by_dependencies)
     # Last, so that every other extension has added its scripts.
     app.connect("html-page-context", checks.no_external_assets, priority=999)
+    app.connect("build-finished", reproducible.stable_cell_ids)
     app.connect("build-finished", checks.no_leaked_paths)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

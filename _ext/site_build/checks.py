@@ -1,4 +1,4 @@
-"""Build-time guards: a fixed build date, no asset from another host, no leaked paths.
+"""Build-time guards: no asset from another host, no leaked paths.
 
 Each guard reports through a Sphinx warning, and the book is built with
 ``--warningiserror --keep-going``, so any of them fails the build.
@@ -6,9 +6,7 @@ Each guard reports through a Sphinx warning, and the book is built with
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -25,24 +23,6 @@ FETCHING_TAG = re.compile(
     r"[\"']?((?:https?:)?//[^\"'\s>]+)", re.I)
 TEXT_SUFFIXES = {".html", ".js", ".css", ".txt", ".json", ".svg", ".xml"}
 SKIPPED_DIRS = ("_static/mathjax",)  # third-party bytes copied verbatim
-
-
-def default_source_date_epoch(app: Sphinx) -> None:
-    """Use the last commit's time as ``SOURCE_DATE_EPOCH`` if it is unset.
-
-    Sphinx takes the "last updated" date and the copyright year from it, so
-    builds of one commit agree whatever the day. ``make build`` exports it
-    already; this covers a direct ``jupyter-book build``.
-    """
-    if os.environ.get("SOURCE_DATE_EPOCH"):
-        return
-    try:
-        result = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=project_root(app),
-                                capture_output=True, text=True, check=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return
-    if result.stdout.strip().isdigit():
-        os.environ["SOURCE_DATE_EPOCH"] = result.stdout.strip()
 
 
 def external_assets(context: dict[str, Any]) -> list[str]:

@@ -1,0 +1,64 @@
+"""Make what the build writes depend on the sources only: not on the day, nor on chance.
+
+* ``SOURCE_DATE_EPOCH``: Sphinx takes the "last updated" date and the
+  copyright year from it; ``make build`` exports the last commit's time, and
+  :func:`default_source_date_epoch` does the same for a direct
+  ``jupyter-book build``.
+* The notebooks readers download from ``_sources/`` (copied there by
+  sphinx-book-theme from myst-nb's executed notebooks) carry the random
+  cell ids that jupytext gives each cell when it reads a MyST file;
+  :func:`stable_cell_ids` replaces them by ids derived from the cell's
+  position and source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from sphinx.application import Sphinx
+
+from .paths import project_root
+
+
+def default_source_date_epoch(app: Sphinx) -> None:
+    """Use the last commit's time as ``SOURCE_DATE_EPOCH`` if it is unset."""
+    if os.environ.get("SOURCE_DATE_EPOCH"):
+        return
+    try:
+        result = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=project_root(app),
+                                capture_output=True, text=True, check=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return
+    if result.stdout.strip().isdigit():
+        os.environ["SOURCE_DATE_EPOCH"] = result.stdout.strip()
+
+
+def cell_id(index: int, source: str | list[str]) -> str:
+    """A valid nbformat cell id (``[a-z0-9-]``, 1-64 chars) from position and source."""
+    text = source if isinstance(source, str) else "".join(source)
+    return f"cell-{index}-" + hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def with_stable_ids(notebook_json: str) -> str:
+    """The notebook text with every cell id replaced by :func:`cell_id`."""
+    notebook = json.loads(notebook_json)
+    for index, cell in enumerate(notebook.get("cells", [])):
+        if "id" in cell:
+            cell["id"] = cell_id(index, cell.get("source", ""))
+    # nbformat's own layout, so that only the ids change.
+    return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def stable_cell_ids(app: Sphinx, exception: Exception | None) -> None:
+    """Rewrite the ids of every downloadable notebook in ``_sources/``."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for path in sorted((Path(app.outdir) / "_sources").rglob("*.ipynb")):
+        text = path.read_text(encoding="utf-8")
+        stable = with_stable_ids(text)
+        if stable != text:
+            path.write_text(stable, encoding="utf-8")
