@@ -47,7 +47,7 @@
     } catch (err) {
       const text = server && server.url ? `"${server.url}"` : "(none)";
       return { mode: "error", message: `The Jupyter server address in the page URL is malformed: ${text}. ` +
-        "Expected something like #jupyter=http://127.0.0.1:8888/&token=… as printed by `make live`." };
+        "Expected something like #jupyter=http://127.0.0.1:8888/&token=… as printed by make live." };
     }
     if (!/^https?:$/.test(url.protocol) || url.search || url.username || url.password) {
       return { mode: "error", message: `The Jupyter server address "${server.url}" is not usable: ` +
@@ -116,7 +116,7 @@
   function connectError(source, config, detail) {
     const reason = source.mode === "local"
       ? `Could not connect to ${where(source, config)}: it refused the connection, is not running, ` +
-        "or does not accept this page's origin or token. If you started it with `make live`, " +
+        "or does not accept this page's origin or token. If you started it with make live, " +
         "check that it is still running and open the URL it printed."
       : `Could not start a kernel on ${where(source, config)}.`;
     setStatus("error", `${reason} (${detail})`);
