@@ -12,8 +12,9 @@ A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
   ``SOURCE_DATE_EPOCH`` when it is not set, stable cell ids in the
   downloadable notebooks (:mod:`.reproducible`);
 * fails the build (a warning, and warnings are errors) when a page would load
-  an asset from another host, or when an absolute path of the build machine
-  leaks into the output (:mod:`.checks`).
+  an asset from another host or embeds ipywidgets state (random model ids),
+  or when an absolute path of the build machine leaks into the output
+  (:mod:`.checks`).
 
 :mod:`.workcopy` is not part of the extension: it copies the working tree
 and builds it elsewhere, for the tests and benchmarks.
@@ -37,6 +38,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-get-outdated", freshness.outdated_by_dependencies)
     # Last, so that every other extension has added its scripts.
     app.connect("html-page-context", checks.no_external_assets, priority=999)
+    app.connect("html-page-context", checks.no_widget_state, priority=999)
     app.connect("build-finished", reproducible.stable_cell_ids)
     app.connect("build-finished", checks.no_leaked_paths)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,4 +1,4 @@
-"""Build-time guards: no asset from another host, no leaked paths.
+"""Build-time guards: no asset from another host, no widget state, no leaked paths.
 
 Each guard reports through a Sphinx warning, and the book is built with
 ``--warningiserror --keep-going``, so any of them fails the build.
@@ -21,6 +21,8 @@ logger = logging.getLogger(__name__)
 FETCHING_TAG = re.compile(
     r"<(?:img|script|iframe|source|video|audio|embed|link)\b[^>]*?\s(?:src|href|srcset)="
     r"[\"']?((?:https?:)?//[^\"'\s>]+)", re.I)
+WIDGET_MIMETYPES = ("application/vnd.jupyter.widget-view+json",
+                    "application/vnd.jupyter.widget-state+json")
 TEXT_SUFFIXES = {".html", ".js", ".css", ".txt", ".json", ".svg", ".xml"}
 SKIPPED_DIRS = ("_static/mathjax",)  # third-party bytes copied verbatim
 
@@ -39,6 +41,20 @@ def no_external_assets(app: Sphinx, pagename: str, templatename: str,
     for url in external_assets(context):
         logger.warning("page %s loads %s from another host; serve it from the site",
                        pagename, url, type="site_build", subtype="external")
+
+
+def no_widget_state(app: Sphinx, pagename: str, templatename: str,
+                    context: dict[str, Any], doctree: Any) -> None:
+    """Warn if a page embeds ipywidgets views or state: their model ids are random.
+
+    A static page shows a still output instead; live widgets come from a kernel.
+    """
+    scripts = " ".join(str(getattr(f, "attributes", "")) for f in context.get("script_files", []))
+    embedded = (context.get("body", "") or "") + scripts
+    for mimetype in WIDGET_MIMETYPES:
+        if mimetype in embedded:
+            logger.warning("page %s embeds %s (random model ids, dead controls); show a still "
+                           "output instead", pagename, mimetype, type="site_build", subtype="widgets")
 
 
 def leaked_paths(outdir: Path, secrets: list[str]) -> dict[str, str]:

@@ -1,0 +1,160 @@
+"""How fast the book builds, and how much a reader downloads per chapter.
+
+Every build is a ``make build`` in a fresh copy of the working tree (see
+``_ext/site_build/workcopy.py``; dependencies already installed), so the
+repository's own ``_build/`` is never touched:
+
+* clean build: a new copy, no cache (repeated, median reported);
+* no-change rebuild: ``make build`` again with nothing edited;
+* one-chapter rebuild: after adding a code cell to one chapter, the one
+  whose notebook took longest to execute in the clean build (worst case);
+* page weight: each chapter page loaded in headless Chromium with an empty
+  browser cache, until the network is idle and MathJax has typeset; the
+  bytes of every response (HTML, CSS, JS, fonts, images), before launch.
+
+Targets on 2 cores: clean < 90 s, no-change < 10 s, one chapter < 20 s.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import statistics
+import sys
+import tempfile
+import threading
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "_ext"))
+from site_build import workcopy  # noqa: E402
+
+REPEATS = 3
+TARGETS = {"clean build": 90.0, "no-change rebuild": 10.0, "one-chapter rebuild": 20.0}
+EXECUTION_TIME = re.compile(r"^(?P<path>\S+?): Executed notebook in (?P<seconds>[\d.]+) seconds", re.M)
+KINDS = {"document": "HTML", "stylesheet": "CSS", "script": "JS", "font": "fonts", "image": "images"}
+MATHJAX_DONE = "() => window.MathJax && MathJax.startup ? MathJax.startup.promise.then(() => 1) : 0"
+
+
+def timed_build(copy: Path, epoch: str) -> workcopy.BuildResult:
+    result = workcopy.build(copy, source_date_epoch=epoch)
+    if not result.ok:
+        raise RuntimeError(f"make build failed in {copy}:\n{result.log[-3000:]}")
+    print(f"  {result.seconds:6.1f} s, executed {sorted(result.executed)}", flush=True)
+    return result
+
+
+def slowest_notebook(log: str, copy: Path) -> tuple[str, float]:
+    """The source whose notebook took longest to execute, and its seconds."""
+    times = {workcopy._relative(m["path"], copy): float(m["seconds"]) for m in EXECUTION_TIME.finditer(log)}
+    return max(times.items(), key=lambda item: item[1])
+
+
+def build_times(tmp: Path, epoch: str) -> tuple[dict[str, list[float]], str, float, Path]:
+    """Seconds of each kind of build; the edited chapter, its execution time; the last copy."""
+    times: dict[str, list[float]] = {name: [] for name in TARGETS}
+    for i in range(REPEATS):
+        print(f"clean build {i + 1}/{REPEATS}", flush=True)
+        copy = workcopy.copy_tree(ROOT, tmp / f"clean-{i}")
+        result = timed_build(copy, epoch)
+        times["clean build"].append(result.seconds)
+    chapter, execution = slowest_notebook(result.log, copy)
+    for i in range(REPEATS):
+        print(f"no-change rebuild {i + 1}/{REPEATS}", flush=True)
+        times["no-change rebuild"].append(timed_build(copy, epoch).seconds)
+    for i in range(REPEATS):
+        print(f"rebuild after editing {chapter} {i + 1}/{REPEATS}", flush=True)
+        path = copy / chapter
+        path.write_text(path.read_text() + f"\n```{{code-cell}} ipython3\n{i} + 1  # benchmark edit\n```\n")
+        result = timed_build(copy, epoch)
+        if result.executed != {chapter}:
+            raise RuntimeError(f"editing {chapter} executed {sorted(result.executed)}")
+        times["one-chapter rebuild"].append(result.seconds)
+    return times, chapter, execution, copy
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - keep the report clean
+        pass
+
+
+def page_weights(site: Path, pages: list[str]) -> dict[str, Counter]:
+    """Bytes downloaded per kind of resource for each page, with an empty cache."""
+    from playwright.sync_api import sync_playwright
+
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    weights = {}
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+            for name in pages:
+                weights[name] = _weigh(browser, f"{url}/{name}", url)
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    return weights
+
+
+def _weigh(browser, page_url: str, origin: str) -> Counter:
+    context = browser.new_context()
+    page = context.new_page()
+    page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(origin) else r.abort())
+    responses = []
+    page.on("response", lambda response: responses.append(response))
+    page.goto(page_url, wait_until="networkidle")
+    page.evaluate(MATHJAX_DONE)
+    page.wait_for_load_state("networkidle")
+    weight = Counter()
+    for response in responses:
+        kind = KINDS.get(response.request.resource_type, "other")
+        weight[kind] += len(response.body()) if response.status == 200 else 0
+        weight["requests"] += 1
+    context.close()
+    return weight
+
+
+def chapter_pages() -> list[str]:
+    files = re.findall(r"^\s*-\s*file:\s*(\S+)", (ROOT / "_toc.yml").read_text(), re.M)
+    return [f"{name}.html" for name in files]
+
+
+def report(times, chapter, execution, weights) -> str:
+    lines = ["| build | median (s) | runs (s) | target (s) | met |", "|---|---:|---|---:|---|"]
+    for name, runs in times.items():
+        median = statistics.median(runs)
+        met = "yes" if median < TARGETS[name] else "**no**"
+        lines.append(f"| {name} | {median:.1f} | {', '.join(f'{r:.1f}' for r in runs)} "
+                     f"| < {TARGETS[name]:.0f} | {met} |")
+    lines += ["", f"One-chapter rebuild edits `{chapter}`, the slowest notebook "
+              f"({execution:.1f} s to execute in the last clean build).", "",
+              "Bytes a reader downloads for each chapter page before pressing launch "
+              "(empty cache, uncompressed, until MathJax has typeset):", "",
+              "| page | HTML | CSS | JS | fonts | images | other | total (KiB) | requests |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    kib = lambda n: f"{n / 1024:.0f}"  # noqa: E731
+    for name, w in weights.items():
+        total = sum(w[k] for k in (*KINDS.values(), "other"))
+        lines.append(f"| {name} | " + " | ".join(kib(w[k]) for k in (*KINDS.values(), "other"))
+                     + f" | {kib(total)} | {w['requests']} |")
+    totals = [sum(w[k] for k in (*KINDS.values(), "other")) for w in weights.values()]
+    lines += ["", f"Median chapter page: {statistics.median(totals) / 1024:.0f} KiB; "
+              f"largest: {max(totals) / 1024:.0f} KiB."]
+    return "\n".join(lines)
+
+
+def main() -> str:
+    epoch = workcopy.commit_time(ROOT)
+    with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
+        times, chapter, execution, copy = build_times(Path(tmp), epoch)
+        weights = page_weights(copy / workcopy.SITE, chapter_pages())
+    return report(times, chapter, execution, weights)
+
+
+if __name__ == "__main__":
+    print(main())
