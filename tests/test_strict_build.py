@@ -38,6 +38,8 @@ DEFECTS = {
                      "cell failed on purpose"),
     "unknown directive": ("```{not-a-directive}\nx\n```\n", "not-a-directive"),
     "asset from another host": ('<img src="https://example.com/logo.png" alt="logo">\n', "example.com"),
+    "build path in the output": ("```{code-cell} ipython3\nimport os\nprint(os.getcwd())\n```\n",
+                                 "contains the build machine's path"),
     "widget state in the page": ("```{code-cell} ipython3\nimport ipywidgets\nipywidgets.IntSlider()\n```\n",
                                  "embeds application/vnd.jupyter.widget"),
 }
