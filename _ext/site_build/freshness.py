@@ -86,5 +86,6 @@ def outdated_by_dependencies(app: Sphinx, env: BuildEnvironment, added: set[str]
     env.site_build_dependencies = digest
     if previous == digest:
         return []
-    logger.info("site_build: src/ or requirements changed: re-reading every document")
+    if previous is not None:
+        logger.info("site_build: src/ or requirements changed: re-reading every document")
     return sorted(env.found_docs)
