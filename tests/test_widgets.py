@@ -68,7 +68,8 @@ def test_best_tau_button_sets_the_leave_one_out_choice(explorer):
     # The button's coarse grid lands within one grid step of the package's fine choice.
     positions, _, noisy = noisy_sine(settings.N, 0.5, rng=settings.SEED)
     fine, _ = choose_temperature(noisy, positions)
-    step = 10 ** (np.log10(settings.TEMPERATURE_RANGE[1] / settings.TEMPERATURE_RANGE[0]) / 56)
+    step = 10 ** (1 / 8)  # the button's grid has 8 candidates per decade
+    np.testing.assert_allclose(np.diff(np.log10(w.BEST_TAU_CANDIDATES)), 1 / 8)
     assert fine / step <= expected <= fine * step
 
 

@@ -34,7 +34,8 @@ from .signals import noisy_sine
 STATIC_ENV = "SELFATTENTION_STATIC"
 #: Candidate temperatures of the "best tau" button: the tau slider's range,
 #: 8 per decade (coarser than the package default, so a click stays quick).
-BEST_TAU_CANDIDATES = np.logspace(*np.log10(settings.TEMPERATURE_RANGE), 57)
+_DECADES = np.log10(settings.TEMPERATURE_RANGE)
+BEST_TAU_CANDIDATES = np.logspace(*_DECADES, round(8 * (_DECADES[1] - _DECADES[0])) + 1)
 
 
 def _in_range(value, bounds, name):
