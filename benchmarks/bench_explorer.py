@@ -157,7 +157,8 @@ def main() -> str:
             continue
         redraw = stats([t["redraw"] for t in timings])
         latency = stats([t["latency"] for t in timings])
-        label = "τ (sweeps 1e-6 to 10)" if key == "tau" else "σ (τ = book default)"
+        lo, hi = settings.TEMPERATURE_RANGE
+        label = f"τ (sweeps {lo:g} to {hi:g})" if key == "tau" else "σ (τ = book default)"
         lines.append(f"| {n} | {label} | {redraw[0]:.2f} ({redraw[1]:.2f}) | {latency[0]:.2f} ({latency[1]:.2f}) |")
     best = ", ".join(f"{statistics.median(results[n, 'best']):.0f} ms at N = {n}" for n in sizes)
     lines += ["", f"The best-τ button (leave-one-out over {len(DEFAULT_CANDIDATES)} candidates), median: {best}."]
