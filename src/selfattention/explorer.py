@@ -21,11 +21,8 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
-
 from . import settings
-from ._validation import as_array, as_count, as_nonnegative_scalar, as_positive_scalar
-from .kernel import DEFAULT_CANDIDATES
+from .kernel import check_candidates
 from .signals import unit_noise
 
 #: Version of the JSON layout, bumped when a key changes meaning.
@@ -55,37 +52,26 @@ def explorer_data(*, n=None, sigma=None, temperature=None, candidates=None) -> d
         ``n_range[1]`` unit normal draws ``z`` of the book's seed; and
         ``candidates``.
     """
-    start = _starting_settings(n, sigma, temperature)
-    taus = DEFAULT_CANDIDATES if candidates is None else as_array(candidates, "candidates", ndim=1)
-    if taus.size == 0 or (taus <= 0).any():
-        raise ValueError("candidates must hold at least one temperature, all positive")
+    n, sigma, tau = settings.check_in_ranges(
+        settings.N if n is None else n,
+        settings.SIGMA if sigma is None else sigma,
+        settings.TEMPERATURE if temperature is None else temperature,
+    )
+    taus = check_candidates(candidates)
     z = unit_noise(settings.N_RANGE[1], settings.SEED)  # (N_max,)
     return {
         "schema": SCHEMA,
         "seed": settings.SEED,
         "periods": float(settings.PERIODS),
-        **start,
+        "n": n,
+        "sigma": sigma,
+        "temperature": tau,
         "n_range": [int(v) for v in settings.N_RANGE],
         "sigma_range": [float(v) for v in settings.SIGMA_RANGE],
         "temperature_range": [float(v) for v in settings.TEMPERATURE_RANGE],
         "noise": z.tolist(),
-        "candidates": np.asarray(taus, dtype=float).tolist(),
+        "candidates": taus.tolist(),
     }
-
-
-def _starting_settings(n, sigma, temperature) -> dict:
-    """Check the starting settings against the slider ranges."""
-    n = settings.N if n is None else as_count(n, "n")
-    sigma = settings.SIGMA if sigma is None else as_nonnegative_scalar(sigma, "sigma")
-    tau = settings.TEMPERATURE if temperature is None else as_positive_scalar(temperature, "temperature")
-    for name, value, (low, high) in (
-        ("n", n, settings.N_RANGE),
-        ("sigma", sigma, settings.SIGMA_RANGE),
-        ("temperature", tau, settings.TEMPERATURE_RANGE),
-    ):
-        if not low <= value <= high:
-            raise ValueError(f"{name} must lie in the slider range [{low}, {high}], got {value!r}")
-    return {"n": int(n), "sigma": float(sigma), "temperature": float(tau)}
 
 
 def explorer_json(**kwargs) -> str:

@@ -93,7 +93,8 @@ def leave_one_out_error(signal, positions, temperature) -> float:
     return float(np.mean((s - prediction) ** 2))
 
 
-def _candidates(candidates) -> np.ndarray:
+def check_candidates(candidates) -> np.ndarray:
+    """Candidate temperatures as a 1-D array, all > 0; :data:`DEFAULT_CANDIDATES` for None."""
     taus = DEFAULT_CANDIDATES if candidates is None else as_array(candidates, "candidates", ndim=1)
     if taus.size == 0:
         raise ValueError("candidates must hold at least one temperature")
@@ -126,7 +127,7 @@ def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
     if s.ndim not in (1, 2) or s.shape[-1] < 2:
         raise ValueError(f"signal must have shape (n,) or (k, n) with n >= 2, got {s.shape}")
     S = np.atleast_2d(s)  # (k, n)
-    taus = _candidates(candidates)
+    taus = check_candidates(candidates)
     X = positional_features(S[0], positions)  # (n, 4); checks positions
     W_Q, W_K, _ = gaussian_head_weights()
     scores = (X @ W_Q) @ (X @ W_K).T  # (n, n) = -(p_i - p_j)**2
@@ -168,7 +169,7 @@ def choose_temperature(signal, positions, candidates=None):
     s = as_array(signal, "signal", ndim=1)
     p = as_array(positions, "positions", ndim=1)
     same_length(s, p, "signal", "positions")
-    taus = _candidates(candidates)
+    taus = check_candidates(candidates)
     scores = leave_one_out_scores(s, p, taus)  # (m,)
     return float(taus[np.argmin(scores)]), scores
 
@@ -190,7 +191,7 @@ def loo_choices(ns, sigmas, seeds, candidates=None) -> np.ndarray:
     -------
     chosen : ndarray, shape (r, a, b)
     """
-    taus = _candidates(candidates)
+    taus = check_candidates(candidates)
     chosen = np.empty((len(seeds), len(ns), len(sigmas)))
     for a, n in enumerate(ns):
         signals = [noisy_sine(n, s, rng=seed) for seed in seeds for s in sigmas]

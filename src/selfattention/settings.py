@@ -2,6 +2,8 @@
 figure, widget and the in-page explorer use, so they all show the same signal.
 """
 
+from ._validation import as_count, as_nonnegative_scalar, as_positive_scalar
+
 #: Seed of the book's noise realisation.
 SEED = 1729
 #: Default number of samples.
@@ -19,3 +21,26 @@ SIGMA_RANGE = (0.0, 1.5)
 #: (neighbours 1e-3 apart get weight exp(-1e-6 / 1e-8) = exp(-100)), to 10,
 #: where it is nearly uniform.
 TEMPERATURE_RANGE = (1e-8, 10.0)
+
+
+def check_in_ranges(n, sigma, temperature):
+    """Check a demo's parameters against the slider ranges above.
+
+    Returns
+    -------
+    n : int
+    sigma : float
+    temperature : float
+
+    Raises
+    ------
+    ValueError
+        Naming the first parameter that is of the wrong type or out of range.
+    """
+    checked = (as_count(n, "n"), as_nonnegative_scalar(sigma, "sigma"), as_positive_scalar(temperature, "temperature"))
+    for name, value, (low, high) in zip(
+        ("n", "sigma", "temperature"), checked, (N_RANGE, SIGMA_RANGE, TEMPERATURE_RANGE)
+    ):
+        if not low <= value <= high:
+            raise ValueError(f"{name} must lie in the slider range [{low}, {high}], got {value!r}")
+    return checked

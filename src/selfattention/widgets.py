@@ -24,7 +24,6 @@ import ipywidgets as widgets
 import numpy as np
 
 from . import settings
-from ._validation import as_count, as_nonnegative_scalar, as_positive_scalar
 from .figures.smoothing import plot_smoothing
 from .head import gaussian_head
 from .kernel import choose_temperature
@@ -36,28 +35,6 @@ STATIC_ENV = "SELFATTENTION_STATIC"
 #: 8 per decade (coarser than the package default, so a click stays quick).
 _DECADES = np.log10(settings.TEMPERATURE_RANGE)
 BEST_TAU_CANDIDATES = np.logspace(*_DECADES, round(8 * (_DECADES[1] - _DECADES[0])) + 1)
-
-
-def _in_range(value, bounds, name):
-    lo, hi = bounds
-    if not lo <= value <= hi:
-        raise ValueError(f"{name} must be in [{lo}, {hi}], got {value!r}")
-    return value
-
-
-def check_parameters(n, sigma, temperature):
-    """Validate the demo's parameters against the slider ranges of :mod:`~selfattention.settings`.
-
-    Returns
-    -------
-    n : int
-    sigma : float
-    temperature : float
-    """
-    n = _in_range(as_count(n, "n"), settings.N_RANGE, "n")
-    sigma = _in_range(as_nonnegative_scalar(sigma, "sigma"), settings.SIGMA_RANGE, "sigma")
-    tau = _in_range(as_positive_scalar(temperature, "temperature"), settings.TEMPERATURE_RANGE, "temperature")
-    return n, sigma, tau
 
 
 def smoothing_figure(n, sigma, temperature, *, rng=settings.SEED):
@@ -99,7 +76,7 @@ class Explorer(widgets.VBox):
     """
 
     def __init__(self, n, sigma, temperature, *, rng=settings.SEED):
-        n, sigma, temperature = check_parameters(n, sigma, temperature)
+        n, sigma, temperature = settings.check_in_ranges(n, sigma, temperature)
         # One fixed noise realisation for every redraw, even from a Generator.
         self.rng = rng if isinstance(rng, int) else int(np.random.default_rng(rng).integers(2**63))
         style = {"description_width": "9em"}
@@ -156,7 +133,7 @@ def explore(*, n=settings.N, sigma=settings.SIGMA, temperature=settings.TEMPERAT
     -------
     Explorer or matplotlib.figure.Figure
     """
-    n, sigma, temperature = check_parameters(n, sigma, temperature)
+    n, sigma, temperature = settings.check_in_ranges(n, sigma, temperature)
     if is_static() if static is None else static:
         return smoothing_figure(n, sigma, temperature, rng=rng)
     return Explorer(n, sigma, temperature, rng=rng)
