@@ -17,17 +17,16 @@ Targets on 2 cores: clean < 90 s, no-change < 10 s, one chapter < 20 s.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
 import statistics
 import sys
 import tempfile
-import threading
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import benchmarks
+from benchmarks import ROOT
+
 sys.path.insert(0, str(ROOT / "_ext"))
 from site_build import workcopy  # noqa: E402
 
@@ -75,29 +74,20 @@ def build_times(tmp: Path, epoch: str) -> tuple[dict[str, list[float]], str, flo
     return times, chapter, execution, copy
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - keep the report clean
-        pass
-
-
 def page_weights(site: Path, pages: list[str]) -> dict[str, Counter]:
     """Bytes downloaded per kind of resource for each page, with an empty cache."""
     from playwright.sync_api import sync_playwright
 
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
+    server = benchmarks.live().StaticServer(site)
     weights = {}
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+            browser = benchmarks.launch_chromium(pw)
             for name in pages:
-                weights[name] = _weigh(browser, f"{url}/{name}", url)
+                weights[name] = _weigh(browser, f"{server.url}/{name}", server.url)
             browser.close()
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
     return weights
 
 

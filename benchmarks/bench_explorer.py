@@ -20,16 +20,14 @@ the largest N.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import shutil
 import statistics
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import benchmarks
+from benchmarks import ROOT
 CHANGES = 80
 TARGET_MS = 16.0
 
@@ -59,11 +57,6 @@ MEASURE = """async ([key, n, count]) => {
   }
   return out;
 }"""
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - keep the output clean
-        pass
 
 
 BEST = """([n, count]) => {
@@ -102,14 +95,9 @@ def write_page(directory: Path) -> None:
 def measure(url: str, sizes) -> dict:
     from playwright.sync_api import sync_playwright
 
-    sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    try:
-        from conftest import CHROMIUM_FLAGS, chromium_executable
-    finally:
-        sys.path.remove(str(ROOT / "tests" / "browser"))
     results = {}
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_FLAGS)
+        browser = benchmarks.launch_chromium(pw)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(url, wait_until="load")
@@ -136,15 +124,11 @@ def main() -> str:
     sizes = (100, 500, settings.N_RANGE[1])
     with tempfile.TemporaryDirectory(prefix="bench-explorer-") as tmp:
         write_page(Path(tmp))
-        handler = functools.partial(_QuietHandler, directory=tmp)
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
+        server = benchmarks.live().StaticServer(Path(tmp))
         try:
-            results = measure(f"http://127.0.0.1:{server.server_address[1]}/index.html", sizes)
+            results = measure(f"{server.url}/index.html", sizes)
         finally:
-            server.shutdown()
-            server.server_close()
+            server.stop()
     lines = [
         f"Headless Chromium, 1280x900 viewport, {CHANGES} slider changes per row; times in ms, "
         "median (90th percentile).",

@@ -16,7 +16,6 @@ else a fresh build of a copy of the working tree.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import statistics
@@ -24,11 +23,11 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import benchmarks
+from benchmarks import ROOT
 PAGE = "book/smoothing.html"
 LAUNCHES = 3
 CHANGES = 20
-FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 WATCH_LAUNCH = """() => {
   const b = window.__bench = {};
@@ -47,19 +46,12 @@ WATCH_IMAGE = """(img) => {
 }"""
 
 
-def load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def built_site(tmp: Path) -> Path:
     """A built site with the live-code assets: $SITE_DIR, _build/html, or a fresh build."""
     for site in (os.environ.get("SITE_DIR"), ROOT / "_build" / "html"):
         if site and (Path(site) / "_static" / "live-code" / "thebe" / "index.js").is_file():
             return Path(site)
-    workcopy = load("workcopy", ROOT / "_ext" / "site_build" / "workcopy.py")
+    workcopy = benchmarks.load("workcopy", ROOT / "_ext" / "site_build" / "workcopy.py")
     copy = workcopy.copy_tree(ROOT, tmp / "book")
     result = workcopy.build(copy, source_date_epoch=workcopy.commit_time(ROOT))
     if not result.ok:
@@ -126,11 +118,11 @@ def fmt(values: list[float]) -> str:
 def main() -> str:
     from playwright.sync_api import sync_playwright
 
-    live = load("live", ROOT / "tools" / "live.py")
+    live = benchmarks.live()
     with tempfile.TemporaryDirectory(prefix="bench-thebe-") as tmp, sync_playwright() as pw:
         site = live.StaticServer(built_site(Path(tmp)))
         jupyter = live.JupyterServer(origin=site.url)
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
+        browser = benchmarks.launch_chromium(pw)
         try:
             url = live.live_url(site.url, PAGE, jupyter.url, jupyter.token)
             launches = []

@@ -7,11 +7,9 @@ self-contained: ``assert page.external_requests == []``.
 
 from __future__ import annotations
 
-import functools
-import http.server
+import importlib.util
 import os
 import shutil
-import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -43,9 +41,12 @@ def chromium_executable() -> str | None:
     return path if Path(path).exists() else None
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - keep test output clean
-        pass
+def load_live():
+    """tools/live.py as a module (tools/ is a script directory, not a package)."""
+    spec = importlib.util.spec_from_file_location("live", ROOT / "tools" / "live.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="session")
@@ -57,15 +58,10 @@ def site_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def site_url(site_dir):
-    """Base URL (no trailing slash) of a static server for the built site."""
-    handler = functools.partial(_QuietHandler, directory=str(site_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    """Base URL (no trailing slash) of the built site, served as ``make live`` serves it."""
+    server = load_live().StaticServer(site_dir)
+    yield server.url
+    server.stop()
 
 
 @pytest.fixture(scope="session")

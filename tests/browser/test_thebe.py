@@ -8,26 +8,17 @@ pages may reach only the site and that server: nothing else, no CDN.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import socket
 
 import pytest
 
-from .conftest import ROOT, open_page
+from .conftest import load_live, open_page
 
 PAGE = "book/smoothing.html"
 LAUNCH_TIMEOUT = 120_000  # ms: a cold kernel on a busy 2-core machine
 RUN_TIMEOUT = 60_000
 KERNEL_STDOUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]'
-
-
-def load_live():
-    """tools/live.py as a module (tools/ is a script directory, not a package)."""
-    spec = importlib.util.spec_from_file_location("live", ROOT / "tools" / "live.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 live = load_live()
