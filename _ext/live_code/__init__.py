@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+from site_build.paths import copy_if_changed, project_root
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
@@ -44,12 +44,11 @@ SPHINX_THEBE_MARKERS = ("THEBE_JS_URL", "sphinx-thebe.js", "text/x-thebe-config"
 
 
 def node_modules(app: Sphinx) -> Path:
-    """The ``node_modules`` directory at or above the source directory."""
-    start = Path(app.srcdir).resolve()
-    for directory in (start, *start.parents):
-        if (directory / "node_modules" / "thebe" / "lib" / "index.js").is_file():
-            return directory / "node_modules"
-    raise ExtensionError(f"live_code: no node_modules/thebe at or above {start}: run `make assets`")
+    """The project's ``node_modules`` directory, checked to hold thebe."""
+    modules = project_root(app) / "node_modules"
+    if not (modules / "thebe" / "lib" / "index.js").is_file():
+        raise ExtensionError(f"live_code: no {modules}/thebe: run `make assets`")
+    return modules
 
 
 def _wanted(path: Path) -> bool:
@@ -58,7 +57,7 @@ def _wanted(path: Path) -> bool:
 
 
 def copy_assets(app: Sphinx, exception: Exception | None) -> None:
-    """Copy thebe's ``lib/`` and require.js into ``_static/live-code/``."""
+    """Copy thebe's ``lib/`` and require.js into ``_static/live-code/``, skipping unchanged files."""
     if exception is not None or app.builder.format != "html":
         return
     modules = node_modules(app)
@@ -67,12 +66,9 @@ def copy_assets(app: Sphinx, exception: Exception | None) -> None:
         source = modules / package / name
         if source.is_dir():
             for path in sorted(p for p in source.rglob("*") if _wanted(p)):
-                out = target / dest / path.relative_to(source)
-                out.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(path, out)
+                copy_if_changed(path, target / dest / path.relative_to(source))
         else:
-            (target / dest).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target / dest)
+            copy_if_changed(source, target / dest)
 
 
 def _kernel_name(app: Sphinx, docname: str) -> str | None:

@@ -10,9 +10,7 @@ extensions, and the menu's accessibility and speech components.
 
 from __future__ import annotations
 
-import filecmp
 import json
-import shutil
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -21,7 +19,7 @@ from sphinx.errors import ExtensionError
 from sphinx.ext.mathjax import MATHJAX_URL
 from sphinx.util import logging
 
-from .paths import project_root
+from .paths import copy_if_changed, project_root
 
 logger = logging.getLogger(__name__)
 
@@ -68,14 +66,5 @@ def copy_mathjax(app: Sphinx) -> None:
         files = [source / part] if (source / part).is_file() else sorted((source / part).rglob("*"))
         for path in files:
             if path.is_file():
-                copied += _copy_if_changed(path, target / path.relative_to(source))
+                copied += copy_if_changed(path, target / path.relative_to(source))
     logger.info("site_build: MathJax served from _static/%s (%d files copied)", STATIC_DIR, copied)
-
-
-def _copy_if_changed(source: Path, target: Path) -> int:
-    """Copy one file unless ``target`` already has the same bytes: 1 if copied."""
-    if target.is_file() and filecmp.cmp(source, target, shallow=False):
-        return 0
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
-    return 1

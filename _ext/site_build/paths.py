@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import filecmp
+import shutil
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -18,3 +20,12 @@ def project_root(app: Sphinx) -> Path:
         if (directory / "pyproject.toml").is_file():
             return directory
     return start
+
+
+def copy_if_changed(source: Path, target: Path) -> int:
+    """Copy one file unless ``target`` already has the same bytes: 1 if copied."""
+    if target.is_file() and filecmp.cmp(source, target, shallow=False):
+        return 0
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    return 1
