@@ -79,7 +79,7 @@ def write_page(directory: Path) -> None:
         import attention_explorer as ext
     finally:
         sys.path.remove(str(ROOT / "_ext"))
-    from selfattention.explorer import explorer_json
+    from selfattention.interactive.explorer_data import explorer_json
 
     data_json = explorer_json()
     for name in (ext.JS_FILE, ext.CSS_FILE):
@@ -118,10 +118,10 @@ def stats(values):
 
 
 def main() -> str:
-    from selfattention import settings
+    from selfattention import defaults
     from selfattention.kernel import DEFAULT_CANDIDATES
 
-    sizes = (100, 500, settings.N_RANGE[1])
+    sizes = (100, 500, defaults.N_RANGE[1])
     with tempfile.TemporaryDirectory(prefix="bench-explorer-") as tmp:
         write_page(Path(tmp))
         server = benchmarks.live().StaticServer(Path(tmp))
@@ -141,7 +141,7 @@ def main() -> str:
             continue
         redraw = stats([t["redraw"] for t in timings])
         latency = stats([t["latency"] for t in timings])
-        lo, hi = settings.TEMPERATURE_RANGE
+        lo, hi = defaults.TEMPERATURE_RANGE
         label = f"τ (sweeps {lo:g} to {hi:g})" if key == "tau" else "σ (τ = book default)"
         lines.append(f"| {n} | {label} | {redraw[0]:.2f} ({redraw[1]:.2f}) | {latency[0]:.2f} ({latency[1]:.2f}) |")
     best = ", ".join(f"{statistics.median(results[n, 'best']):.0f} ms at N = {n}" for n in sizes)

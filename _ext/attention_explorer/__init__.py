@@ -59,7 +59,7 @@ class AttentionExplorer(SphinxDirective):
     }
 
     def run(self):
-        from selfattention.explorer import explorer_json
+        from selfattention.interactive.explorer_data import explorer_json
 
         kwargs = {key: self.options.get(key) for key in ("n", "sigma", "temperature")}
         try:
@@ -79,7 +79,7 @@ def _fallback_png(data_json: str) -> str:
     """Base64 PNG of the package's figure for the explorer's starting data."""
     import json
 
-    from selfattention.explorer import fallback_series
+    from selfattention.interactive.explorer_data import fallback_series
     from selfattention.figures.smoothing import plot_smoothing
 
     fig = plot_smoothing(*fallback_series(json.loads(data_json)))

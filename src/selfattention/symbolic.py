@@ -1,9 +1,9 @@
-"""The quadratic-expansion trick, derived symbolically with sympy.
+r"""The quadratic-expansion trick, derived symbolically with sympy.
 
 The engineered head's projections are meant to make the query-key score of
 tokens ``i`` and ``j`` equal
 
-.. math:: q_i \\cdot k_j = -(p_i - p_j)^2 = -p_i^2 + 2 p_i p_j - p_j^2.
+.. math:: q_i \cdot k_j = -(p_i - p_j)^2 = -p_i^2 + 2 p_i p_j - p_j^2.
 
 This module checks that claim with computer algebra: it builds the two
 tokens' augmented rows ``x = [s, p, p**2, 1]`` from symbols, multiplies them
@@ -62,9 +62,9 @@ def token_row(signal, position) -> sp.Matrix:
 
 
 def symbolic_projections(W_Q=None, W_K=None):
-    """The query of token ``i`` and the key of token ``j``, symbolically.
+    r"""The query of token ``i`` and the key of token ``j``, symbolically.
 
-    .. math:: q_i = x_i W_Q, \\qquad k_j = x_j W_K
+    .. math:: q_i = x_i W_Q, \qquad k_j = x_j W_K
 
     Parameters
     ----------
@@ -111,9 +111,9 @@ def is_negative_squared_distance(W_Q=None, W_K=None) -> bool:
 
 
 def numeric_score_error(positions, signal=None) -> float:
-    """Largest gap between the head's scores and ``-(p_i - p_j)**2``.
+    r"""Largest gap between the head's scores and ``-(p_i - p_j)**2``.
 
-    .. math:: \\max_{i,j} \\left| (X W_Q)(X W_K)^\\top + (p_i - p_j)^2 \\right|
+    .. math:: \max_{i,j} \left| (X W_Q)(X W_K)^\top + (p_i - p_j)^2 \right|
 
     Parameters
     ----------

@@ -1,4 +1,8 @@
-"""Figures of the kernel-regression chapter."""
+"""Figures of bias and variance.
+
+The error curve against the temperature, the power laws of its minimum, and
+the edge effect that sets them over the whole interval.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,9 @@ import numpy as np
 from matplotlib.ticker import NullFormatter
 
 from ._style import COLORS, new_figure
+from .panels import draw_signal
 
-#: Colour of each region of :data:`selfattention.bias_variance.REGIONS`.
+#: Colour of each region of :data:`selfattention.studies.bias_variance.REGIONS`.
 REGION_COLORS = {"whole": COLORS["output"], "interior": COLORS["accent"]}
 
 
@@ -42,8 +47,8 @@ def plot_bias_variance(temperatures, bias2, variance, best_tau):
     return fig
 
 
-def _scaling_panel(ax, x, best, fits, labels, along, fixed_values):
-    """One log-log panel of :func:`plot_scaling`; ``along`` is "n" or "sigma"."""
+def _power_law_panel(ax, x, best, fits, labels, along, fixed_values):
+    """One log-log panel of :func:`plot_power_laws`; ``along`` is "n" or "sigma"."""
     for region, table in best.items():
         series = table if along == "n" else table.T  # (len(x), len(fixed))
         for k, fixed in enumerate(fixed_values):
@@ -57,7 +62,7 @@ def _scaling_panel(ax, x, best, fits, labels, along, fixed_values):
     ax.set_ylabel("best temperature $\\tau^*$")
 
 
-def plot_scaling(ns, sigmas, best, fits):
+def plot_power_laws(ns, sigmas, best, fits):
     """Best temperature against ``N`` (one line per sigma) and sigma (one per ``N``).
 
     Parameters
@@ -79,55 +84,11 @@ def plot_scaling(ns, sigmas, best, fits):
         region: f"{region}: $N^{{{fit.n_exponent:.2f}}}\\,\\sigma^{{{fit.sigma_exponent:.2f}}}$"
         for region, fit in fits.items()
     }
-    _scaling_panel(ax_n, np.asarray(ns), best, fits, labels, "n", sigmas)
-    _scaling_panel(ax_s, np.asarray(sigmas), best, fits, labels, "sigma", ns)
+    _power_law_panel(ax_n, np.asarray(ns), best, fits, labels, "n", sigmas)
+    _power_law_panel(ax_s, np.asarray(sigmas), best, fits, labels, "sigma", ns)
     ax_n.set_title("one line per $\\sigma$", fontsize="medium")
     ax_s.set_title("one line per $N$", fontsize="medium")
     ax_s.legend(loc="upper left", fontsize="small")
-    return fig
-
-
-def plot_loo(temperatures, loo, expected, chosen_tau, best_tau, true_best, chosen, spread=None):
-    """Leave-one-out choice of the temperature, and how close it lands.
-
-    Parameters
-    ----------
-    temperatures : ndarray, shape (m,)
-    loo : ndarray, shape (m,)
-        Leave-one-out error of one noisy signal.
-    expected : ndarray, shape (m,)
-        What it estimates: ``sigma**2 +`` the true mean squared error.
-    chosen_tau, best_tau : float
-        The leave-one-out choice and the true best temperature.
-    true_best, chosen : ndarray, shape (c,)
-        True best and chosen temperatures of several signals (right panel).
-    spread : tuple of ndarray, optional
-        ``(true_best, chosen)`` of more noise draws, drawn faintly.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    fig = new_figure(9.0, 3.8)
-    ax_c, ax_r = fig.subplots(1, 2)
-    ax_c.loglog(temperatures, loo, "-", color=COLORS["noisy"], lw=2, label="leave-one-out error (one signal)")
-    ax_c.loglog(temperatures, expected, "--", color=COLORS["clean"], lw=1.4, label="$\\sigma^2$ + true MSE")
-    ax_c.axvline(chosen_tau, color=COLORS["noisy"], lw=1)
-    ax_c.axvline(best_tau, color=COLORS["clean"], lw=1, ls="--")
-    ax_c.set_xlabel("temperature $\\tau$")
-    ax_c.set_ylabel("error")
-    ax_c.legend(loc="upper left", fontsize="small")
-    if spread is not None:
-        ax_r.loglog(*spread, ".", color=COLORS["muted"], ms=3, alpha=0.5, label="other noise draws")
-    ax_r.loglog(true_best, chosen, "o", color=COLORS["output"], ms=5, label="the book's signals")
-    lims = np.array([min(np.min(true_best), np.min(chosen)) / 3, max(np.max(true_best), np.max(chosen)) * 3])
-    ax_r.loglog(lims, lims, "-", color=COLORS["clean"], lw=1, label="chosen = best")
-    ax_r.fill_between(lims, lims / 2, lims * 2, color=COLORS["muted"], alpha=0.2, lw=0, label="within a factor 2")
-    ax_r.set_xlim(lims)
-    ax_r.set_ylim(lims)
-    ax_r.set_xlabel("true best $\\tau^*$ (from the ground truth)")
-    ax_r.set_ylabel("leave-one-out choice")
-    ax_r.legend(loc="upper left", fontsize="small")
     return fig
 
 
@@ -149,11 +110,7 @@ def plot_edge_effect(positions, clean, smoothed, weights, queries):
     """
     fig = new_figure(9.0, 3.6)
     ax_s, ax_w = fig.subplots(1, 2)
-    ax_s.plot(positions, clean, "--", color=COLORS["clean"], lw=1.2, label="ground truth")
-    ax_s.plot(positions, smoothed, "-", color=COLORS["output"], lw=2, label="mean output")
-    ax_s.set_xlabel("position $p$")
-    ax_s.set_ylabel("value")
-    ax_s.legend(loc="upper right", fontsize="small")
+    draw_signal(ax_s, positions, clean, output=smoothed, output_label="mean output")
     styles = ["-", "--", ":", "-."]
     for k, i in enumerate(queries):
         ax_w.plot(positions, weights[i], styles[k % len(styles)], color=COLORS["noisy"], lw=1.6,

@@ -1,12 +1,12 @@
-"""Bias and variance of the engineered head, measured by Monte Carlo.
+r"""Bias and variance of the engineered head, measured by Monte Carlo.
 
 For a fixed signal ``f`` sampled at ``n`` positions, noise level ``sigma``
 and temperature ``tau``, the head's output at position ``i`` varies with the
 noise draw. Over many draws ``r`` its error splits exactly into
 
-.. math:: \\underbrace{\\overline{(\\hat f_r(p_i) - f(p_i))^2}}_{\\text{MSE}_i}
-    = \\underbrace{(\\overline{\\hat f_r(p_i)} - f(p_i))^2}_{\\text{bias}_i^2}
-    + \\underbrace{\\overline{(\\hat f_r(p_i) - \\overline{\\hat f_r(p_i)})^2}}_{\\text{variance}_i},
+.. math:: \underbrace{\overline{(\hat f_r(p_i) - f(p_i))^2}}_{\text{MSE}_i}
+    = \underbrace{(\overline{\hat f_r(p_i)} - f(p_i))^2}_{\text{bias}_i^2}
+    + \underbrace{\overline{(\hat f_r(p_i) - \overline{\hat f_r(p_i)})^2}}_{\text{variance}_i},
 
 where the bar is the mean over draws. Averaged over the positions of a
 region (the whole interval, or its interior away from the ends) this gives
@@ -24,17 +24,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import as_array, as_count, as_nonnegative_scalar, as_positive_scalar
-from .head import gaussian_head
+from .._validation import as_array, as_count, as_nonnegative_scalar, as_positive_scalar, as_temperatures
+from ..head import gaussian_head
+from ..signals import noisy_sine
 
 #: The regions the error is averaged over: ``(low, high)`` bounds on p.
 REGIONS = {"whole": (0.0, 1.0), "interior": (0.25, 0.75)}
 
-#: The scaling study of the kernel-regression chapter (and its tests).
-SCALING_NS = (50, 100, 200, 400, 800)
-SCALING_SIGMAS = (0.1, 0.2, 0.4, 0.8)
-SCALING_TEMPERATURES = np.logspace(-4.5, -1, 36)
-SCALING_DRAWS = 200
+#: The grid on which the power laws of the best temperature are measured:
+#: numbers of samples and noise levels, each doubling the last; the
+#: temperatures searched for each pair; Monte Carlo draws per pair.
+GRID_NS = (50, 100, 200, 400, 800)
+GRID_SIGMAS = (0.1, 0.2, 0.4, 0.8)
+GRID_TEMPERATURES = np.logspace(-4.5, -1, 36)
+GRID_DRAWS = 200
 #: Theory's exponents ``(n, sigma)`` of the best temperature in each region.
 THEORY_EXPONENTS = {"whole": (-1 / 2, 1.0), "interior": (-2 / 5, 4 / 5)}
 #: How far the fitted exponents may stray from :data:`THEORY_EXPONENTS`.
@@ -70,13 +73,6 @@ class ErrorParts:
     draws: int
 
 
-def _temperatures(temperatures) -> np.ndarray:
-    taus = as_array(temperatures, "temperatures", ndim=1)
-    if taus.size == 0 or (taus <= 0).any():
-        raise ValueError("temperatures must be a non-empty array of positive values")
-    return taus
-
-
 def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None) -> ErrorParts:
     """Run the head on ``draws`` noise draws of a sine, for every temperature.
 
@@ -99,9 +95,8 @@ def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None) -> Err
     """
     n = as_count(n, "n", minimum=2)
     draws = as_count(draws, "draws", minimum=2)
-    taus = _temperatures(temperatures)
-    p = np.linspace(0.0, 1.0, n)
-    f = np.sin(2 * np.pi * as_nonnegative_scalar(periods, "periods") * p)  # (n,)
+    taus = as_temperatures(temperatures, "temperatures")
+    p, f, _ = noisy_sine(n, 0.0, periods=periods)  # (n,), (n,): the clean sine
     z = np.random.default_rng(rng).standard_normal((draws, n))  # (R, n)
     parts = np.empty((3, taus.size, n))
     for t, tau in enumerate(taus):
@@ -156,9 +151,8 @@ def expected_risk(n, sigma, temperatures, region="whole", *, periods=1):
     """
     n = as_count(n, "n", minimum=2)
     sigma = as_nonnegative_scalar(sigma, "sigma")
-    taus = _temperatures(temperatures)
-    p = np.linspace(0.0, 1.0, n)
-    f = np.sin(2 * np.pi * as_nonnegative_scalar(periods, "periods") * p)
+    taus = as_temperatures(temperatures, "temperatures")
+    p, f, _ = noisy_sine(n, 0.0, periods=periods)  # (n,), (n,): the clean sine
     inside = region_mask(p, region)
     out = np.empty((2, taus.size))
     for t, tau in enumerate(taus):
@@ -167,7 +161,7 @@ def expected_risk(n, sigma, temperatures, region="whole", *, periods=1):
     return out[0], out[1]
 
 
-def best_temperature(temperatures, mse) -> float:
+def refined_argmin(temperatures, mse) -> float:
     """The temperature minimising an error curve, refined between grid points.
 
     A parabola in ``log tau`` through the smallest value and its two
@@ -178,13 +172,19 @@ def best_temperature(temperatures, mse) -> float:
     temperatures : array_like, shape (m,)
         Increasing temperatures, ``m >= 3``.
     mse : array_like, shape (m,)
+        The error curve, one value per temperature.
+
+    Returns
+    -------
+    float
+        The temperature at the vertex of the parabola.
 
     Raises
     ------
     ValueError
         If the minimum sits at either end of the grid (the grid is too narrow).
     """
-    taus = _temperatures(temperatures)
+    taus = as_temperatures(temperatures, "temperatures")
     err = as_array(mse, "mse", ndim=1)
     if err.shape != taus.shape or taus.size < 3 or (np.diff(taus) <= 0).any():
         raise ValueError("temperatures must increase and match mse in length, with at least 3 values")
@@ -194,23 +194,6 @@ def best_temperature(temperatures, mse) -> float:
     x, y = np.log(taus[k - 1 : k + 2]), err[k - 1 : k + 2]
     a, b, _ = np.polyfit(x, y, 2)
     return float(np.exp(-b / (2 * a)))
-
-
-def theory_interior_temperature(n, sigma, *, periods=1) -> float:
-    """The asymptotic optimal temperature away from the ends of [0, 1].
-
-    With ``h`` the kernel bandwidth, the interior error is, to leading order,
-    ``h**4 A / 4 + sigma**2 / (2 sqrt(pi) n h)`` with ``A`` the mean of
-    ``f''(p)**2``, ``(2 pi periods)**4 / 2`` for the sine. Its minimum is at
-
-    .. math:: h^* = \\left(\\frac{\\sigma^2}{2\\sqrt{\\pi}\\, n A}\\right)^{1/5},
-        \\qquad \\tau^* = 2 {h^*}^2 \\propto n^{-2/5} \\sigma^{4/5}.
-    """
-    n = as_count(n, "n")
-    sigma = as_positive_scalar(sigma, "sigma")
-    a = (2 * np.pi * as_positive_scalar(periods, "periods")) ** 4 / 2
-    h = (sigma**2 / (2 * np.sqrt(np.pi) * n * a)) ** 0.2
-    return float(2 * h**2)
 
 
 @dataclass(frozen=True)
@@ -228,7 +211,9 @@ class PowerLaw:
     sigma_stderr: float
 
     def __call__(self, n, sigma):
-        return self.prefactor * np.asarray(n, float) ** self.n_exponent * np.asarray(sigma, float) ** self.sigma_exponent
+        """The law's ``tau*`` at ``n`` and ``sigma`` (arrays broadcast)."""
+        n, sigma = np.asarray(n, float), np.asarray(sigma, float)
+        return self.prefactor * n**self.n_exponent * sigma**self.sigma_exponent
 
 
 def best_temperature_grid(ns, sigmas, temperatures, *, draws=100, periods=1, rng=None):
@@ -243,7 +228,7 @@ def best_temperature_grid(ns, sigmas, temperatures, *, draws=100, periods=1, rng
     sigmas : sequence of float, length b
         Noise levels, all ``> 0``.
     temperatures : array_like, shape (m,)
-        Increasing grid searched by :func:`best_temperature`.
+        Increasing grid searched by :func:`refined_argmin`.
 
     Returns
     -------
@@ -257,7 +242,7 @@ def best_temperature_grid(ns, sigmas, temperatures, *, draws=100, periods=1, rng
         parts = monte_carlo_parts(n, temperatures, draws=draws, periods=periods, rng=gen)
         for b, sigma in enumerate(sigmas):
             for region, table in best.items():
-                table[a, b] = best_temperature(parts.temperatures, sum(risk(parts, sigma, region)))
+                table[a, b] = refined_argmin(parts.temperatures, sum(risk(parts, sigma, region)))
     return best
 
 

@@ -1,19 +1,19 @@
-"""A small worked example of self-attention, every intermediate kept.
+r"""A small worked example of self-attention, every intermediate kept.
 
 Four tokens of dimension ``d_model = 3`` are projected to queries and keys of
 dimension ``d_k = 2`` and values of dimension ``d_v = 2``:
 
-.. math:: Q = X W_Q, \\quad K = X W_K, \\quad V = X W_V, \\quad
-    A = \\operatorname{softmax}\\!\\left(\\frac{Q K^\\top}{\\sqrt{d_k}}\\right),
-    \\quad \\text{output} = A V.
+.. math:: Q = X W_Q, \quad K = X W_K, \quad V = X W_V, \quad
+    A = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right),
+    \quad \text{output} = A V.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_array
-from .core import attention
+from .._validation import as_array
+from ..core import attention
 
 
 def example_tokens():

@@ -1,34 +1,36 @@
-"""Figures of the quadratic-trick chapter: the Gaussian band and its width."""
+"""Figures of the engineered head's Gaussian band and the width of its rows."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..head import gaussian_head
-from ..kernel import temperature_to_bandwidth
-from ..knobs import attention_row
-from ._style import COLORS, draw_weights, new_figure
+from ._style import COLORS, new_figure
+from .panels import draw_weights
 
 
-def plot_attention_band(positions, temperature):
+def plot_attention_band(positions, weights, temperature, bandwidth):
     """The engineered head's attention matrix, with its predicted width.
 
     The heat map is the head's weights; the dashed lines mark
-    ``p_j = p_i +/- sqrt(tau / 2)``, one standard deviation of the Gaussian
-    each row should be.
+    ``p_j = p_i +/- h``, one standard deviation ``h = sqrt(tau / 2)`` of the
+    Gaussian each row should be.
 
     Parameters
     ----------
     positions : ndarray, shape (n,)
+    weights : ndarray, shape (n, n)
+        The head's attention matrix, as from
+        :func:`selfattention.studies.gaussian_band.band_weights`.
     temperature : float
+        The temperature ``tau`` of ``weights``, for the title.
+    bandwidth : float
+        ``h``, as from :func:`selfattention.kernel.temperature_to_bandwidth`.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    p = np.asarray(positions, dtype=float)
-    _, weights = gaussian_head(np.zeros_like(p), p, temperature)  # (n, n)
-    h = temperature_to_bandwidth(temperature)
+    p, h = np.asarray(positions, dtype=float), bandwidth
     fig = new_figure(5.2, 4.4)
     ax = fig.subplots()
     im = draw_weights(ax, weights, p, title=f"Attention weights, $\\tau = {temperature:g}$")
@@ -42,7 +44,7 @@ def plot_attention_band(positions, temperature):
     return fig
 
 
-def plot_row_profiles(positions, temperatures, row):
+def plot_row_profiles(positions, temperatures, row, measured, predicted, bandwidths):
     """One row of the attention matrix at several temperatures.
 
     Dots: the row of the head's weights. Lines: the Gaussian of standard
@@ -52,9 +54,12 @@ def plot_row_profiles(positions, temperatures, row):
     Parameters
     ----------
     positions : ndarray, shape (n,)
-    temperatures : sequence of float
+    temperatures : sequence of float, length m (at most 4)
     row : int
         The query ``i`` whose row is drawn.
+    measured, predicted : ndarray, shape (m, n)
+    bandwidths : ndarray, shape (m,)
+        As from :func:`selfattention.studies.gaussian_band.row_profiles`.
 
     Returns
     -------
@@ -64,13 +69,14 @@ def plot_row_profiles(positions, temperatures, row):
     fig = new_figure(8.0, 3.4)
     ax = fig.subplots()
     colors = (COLORS["noisy"], COLORS["output"], COLORS["accent"], COLORS["clean"])
-    for tau, color in zip(temperatures, colors):
-        measured, predicted = attention_row(p, tau, row)  # (n,), (n,)
-        h = temperature_to_bandwidth(tau)
-        ax.plot(p, predicted, "-", color=color, lw=1.5,
+    if len(temperatures) > len(colors):
+        raise ValueError(f"temperatures must hold at most {len(colors)} values, got {len(temperatures)}")
+    for k, (tau, row_w, gauss, h) in enumerate(zip(temperatures, measured, predicted, bandwidths, strict=True)):
+        color = colors[k]
+        ax.plot(p, gauss, "-", color=color, lw=1.5,
                 label=f"$\\tau = {tau:g}$: $\\sqrt{{\\tau/2}} = {h:.3f}$")
-        ax.plot(p, measured, "o", color=color, ms=3.5, mfc="none")
-        y = predicted.max() * np.exp(-0.5)  # a Gaussian's height one sd from its centre
+        ax.plot(p, row_w, "o", color=color, ms=3.5, mfc="none")
+        y = gauss.max() * np.exp(-0.5)  # a Gaussian's height one sd from its centre
         ax.annotate("", xy=(p[row] - h, y), xytext=(p[row] + h, y),
                     arrowprops=dict(arrowstyle="<->", color=color, lw=1))
     ax.axvline(p[row], color=COLORS["muted"], lw=0.8, ls=":")

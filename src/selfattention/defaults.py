@@ -1,5 +1,5 @@
-"""The book's shared settings: one place for the defaults every chapter,
-figure, widget and the in-page explorer use, so they all show the same signal.
+"""The book's shared defaults: one place for the settings every chapter, figure,
+widget and the in-page explorer use, so that they all show the same signal.
 """
 
 from ._validation import as_count, as_nonnegative_scalar, as_positive_scalar
@@ -26,11 +26,18 @@ TEMPERATURE_RANGE = (1e-8, 10.0)
 def check_in_ranges(n, sigma, temperature):
     """Check a demo's parameters against the slider ranges above.
 
+    Parameters
+    ----------
+    n : int
+    sigma : float
+    temperature : float
+
     Returns
     -------
     n : int
     sigma : float
     temperature : float
+        The parameters, converted.
 
     Raises
     ------
@@ -39,7 +46,7 @@ def check_in_ranges(n, sigma, temperature):
     """
     checked = (as_count(n, "n"), as_nonnegative_scalar(sigma, "sigma"), as_positive_scalar(temperature, "temperature"))
     for name, value, (low, high) in zip(
-        ("n", "sigma", "temperature"), checked, (N_RANGE, SIGMA_RANGE, TEMPERATURE_RANGE)
+        ("n", "sigma", "temperature"), checked, (N_RANGE, SIGMA_RANGE, TEMPERATURE_RANGE), strict=True
     ):
         if not low <= value <= high:
             raise ValueError(f"{name} must lie in the slider range [{low}, {high}], got {value!r}")

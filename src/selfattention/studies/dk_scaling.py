@@ -1,11 +1,11 @@
-"""Why attention divides the scores by ``sqrt(d_k)``: the numbers behind it.
+r"""Why attention divides the scores by ``sqrt(d_k)``: the numbers behind it.
 
 For a query ``q`` and a key ``k`` whose ``d_k`` entries are independent with
 mean 0 and variance 1, the dot product is a sum of ``d_k`` independent terms
 of variance 1, so
 
-.. math:: \\operatorname{Var}(q \\cdot k) = d_k, \\qquad
-    \\operatorname{std}(q \\cdot k) = \\sqrt{d_k}.
+.. math:: \operatorname{Var}(q \cdot k) = d_k, \qquad
+    \operatorname{std}(q \cdot k) = \sqrt{d_k}.
 
 Unscaled scores therefore spread wider as ``d_k`` grows and the softmax of a
 row of them tends to a one-hot vector; dividing by ``sqrt(d_k)`` brings the
@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_array, as_count
-from .core import attention
+from .._validation import as_count
+from ..core import attention
+from ..metrics import entropy
 
-#: Key dimensions of the book's scaling demo.
+#: Key dimensions of the book's experiment, from 1 to 1024.
 DEFAULT_D_K = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
 
-def random_unit_vectors(n, d_k, rng=None) -> np.ndarray:
+def standard_normal_vectors(n, d_k, rng=None) -> np.ndarray:
     """Random vectors with independent standard normal entries.
 
     Parameters
@@ -47,9 +48,9 @@ def random_unit_vectors(n, d_k, rng=None) -> np.ndarray:
 
 
 def dot_product_std(d_k, n_pairs=4000, rng=None) -> float:
-    """Standard deviation of ``q . k`` over random unit-variance vectors.
+    r"""Standard deviation of ``q . k`` over random unit-variance vectors.
 
-    .. math:: \\operatorname{std}(q \\cdot k) \\approx \\sqrt{d_k}
+    .. math:: \operatorname{std}(q \cdot k) \approx \sqrt{d_k}
 
     Parameters
     ----------
@@ -67,32 +68,9 @@ def dot_product_std(d_k, n_pairs=4000, rng=None) -> float:
     """
     n_pairs = as_count(n_pairs, "n_pairs", minimum=2)
     rng = np.random.default_rng(rng)
-    q = random_unit_vectors(n_pairs, d_k, rng)  # (n_pairs, d_k)
-    k = random_unit_vectors(n_pairs, d_k, rng)  # (n_pairs, d_k)
+    q = standard_normal_vectors(n_pairs, d_k, rng)  # (n_pairs, d_k)
+    k = standard_normal_vectors(n_pairs, d_k, rng)  # (n_pairs, d_k)
     return float(np.std(np.sum(q * k, axis=1), ddof=1))
-
-
-def entropy(weights) -> np.ndarray:
-    """Shannon entropy (in nats) of each row of an attention matrix.
-
-    .. math:: H_i = -\\sum_j w_{ij} \\log w_{ij}, \\qquad 0 \\log 0 = 0
-
-    It is ``log(n_keys)`` for uniform weights and 0 for a one-hot row.
-
-    Parameters
-    ----------
-    weights : array_like, shape (n_queries, n_keys)
-        Non-negative rows that sum to 1.
-
-    Returns
-    -------
-    ndarray, shape (n_queries,)
-    """
-    w = as_array(weights, "weights", ndim=2)
-    if (w < 0).any():
-        raise ValueError("weights must not be negative")
-    safe = np.where(w > 0, w, 1.0)  # log(1) = 0 where the weight is 0
-    return -np.sum(w * np.log(safe), axis=1)  # (n_queries,)
 
 
 def softmax_sharpness(d_k, *, scaled, n_keys=16, n_queries=500, rng=None):
@@ -123,15 +101,15 @@ def softmax_sharpness(d_k, *, scaled, n_keys=16, n_queries=500, rng=None):
     """
     n_keys = as_count(n_keys, "n_keys", minimum=2)
     rng = np.random.default_rng(rng)
-    Q = random_unit_vectors(n_queries, d_k, rng)  # (n_queries, d_k)
-    K = random_unit_vectors(n_keys, d_k, rng)  # (n_keys, d_k)
+    Q = standard_normal_vectors(n_queries, d_k, rng)  # (n_queries, d_k)
+    K = standard_normal_vectors(n_keys, d_k, rng)  # (n_keys, d_k)
     V = np.eye(n_keys)  # (n_keys, n_keys); only the weights are used
     _, weights = attention(Q, K, V, None if scaled else 1.0)  # (n_queries, n_keys)
     return float(weights.max(axis=1).mean()), float(entropy(weights).mean())
 
 
-def scaling_experiment(d_ks=DEFAULT_D_K, *, n_keys=16, n_queries=500, n_pairs=4000, rng=None):
-    """Everything the scaling figure shows, for each key dimension.
+def dk_scaling_experiment(d_ks=DEFAULT_D_K, *, n_keys=16, n_queries=500, n_pairs=4000, rng=None):
+    """Everything the figure of the ``sqrt(d_k)`` scaling shows, for each key dimension.
 
     Parameters
     ----------
@@ -161,4 +139,4 @@ def scaling_experiment(d_ks=DEFAULT_D_K, *, n_keys=16, n_queries=500, n_pairs=40
         scaled = softmax_sharpness(d_k, scaled=True, n_keys=n_keys, n_queries=n_queries, rng=seed)
         rows.append((d_k, std, unscaled[0], scaled[0], unscaled[1], scaled[1]))
     names = ("d_k", "std", "max_weight_unscaled", "max_weight_scaled", "entropy_unscaled", "entropy_scaled")
-    return {name: np.array(column) for name, column in zip(names, zip(*rows))}
+    return {name: np.array(column) for name, column in zip(names, zip(*rows, strict=True), strict=True)}
