@@ -93,7 +93,6 @@ class JupyterServer:
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")  # containers and CI run as root
         env = {**os.environ, "JUPYTER_TOKEN": self.token, "JUPYTER_RUNTIME_DIR": str(self.runtime)}
-        env.pop("SELFATTENTION_STATIC", None)  # kernels here are live: widgets, not stills
         with open(self.log, "wb") as log:
             # Its own session: Ctrl-C reaches only this script, which stops it cleanly.
             self.process = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,

@@ -9,9 +9,6 @@ only talk to Binder. It
   build finishes, so the page never fetches them from another host;
 * drops sphinx-thebe's scripts and page configuration, and writes its own
   per-page configuration (kernel, notebook path, Binder repository) as JSON;
-* sets ``SELFATTENTION_STATIC=1`` for the notebooks the build executes, so
-  that ``selfattention.widgets.explore()`` returns a still figure in the
-  static pages (no dead sliders, no widget state with random ids);
 * adds ``live-code.js``, which bootstraps thebe with explicit options for
   Binder (the default) or for a Jupyter server named in the page URL's
   fragment (``#jupyter=<url>&token=<token>``; see ``tools/live.py``).
@@ -37,8 +34,6 @@ HERE = Path(__file__).resolve().parent
 ASSET_DIR = "live-code"
 #: npm files copied into ``_static/live-code/``: (package, file or directory, target).
 NPM_ASSETS = (("thebe", "lib", "thebe"), ("requirejs", "require.js", "require.js"))
-#: Read by ``selfattention.widgets.is_static`` (kept in sync by tests/test_widgets.py).
-STATIC_ENV = "SELFATTENTION_STATIC"
 #: Markers of sphinx-thebe's own scripts and configuration, which this replaces.
 SPHINX_THEBE_MARKERS = ("THEBE_JS_URL", "sphinx-thebe.js", "text/x-thebe-config", "kernelName =")
 
@@ -124,17 +119,11 @@ def _is_sphinx_thebe(script: Any) -> bool:
     return any(marker in text for marker in SPHINX_THEBE_MARKERS)
 
 
-def mark_static_build(app: Sphinx, config) -> None:
-    """Kernels started by this build inherit the variable: explore() gives a still figure."""
-    os.environ[STATIC_ENV] = "1"
-
-
 def add_static_path(app: Sphinx) -> None:
     app.config.html_static_path.append(str(HERE / "static"))
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.connect("config-inited", mark_static_build)
     app.connect("builder-inited", add_static_path)
     app.add_js_file("live-code.js", loading_method="defer")
     app.add_css_file("live-code.css")
