@@ -76,7 +76,7 @@ def as_temperatures(x, name: str) -> np.ndarray:
     if taus.size == 0:
         raise ValueError(f"{name} must hold at least one temperature")
     if (taus <= 0).any():
-        raise ValueError(f"{name} must all be positive, got {taus[taus <= 0][0]!r}")
+        raise ValueError(f"{name} must all be positive, got {float(taus[taus <= 0][0])!r}")
     return taus
 
 

@@ -57,7 +57,17 @@ def _exact_entry(x: float) -> sp.Expr:
 
 
 def token_row(signal, position) -> sp.Matrix:
-    """The augmented token ``[s, p, p**2, 1]`` as a symbolic row, shape (1, 4)."""
+    """The augmented token ``[s, p, p**2, 1]`` as a symbolic row.
+
+    Parameters
+    ----------
+    signal, position : sympy.Expr
+        The token's signal value ``s`` and position ``p``.
+
+    Returns
+    -------
+    sympy.Matrix, shape (1, 4)
+    """
     return sp.Matrix([[signal, position, position**2, 1]])
 
 
@@ -88,6 +98,11 @@ def symbolic_projections(W_Q=None, W_K=None):
 def symbolic_score(W_Q=None, W_K=None):
     """The score ``q_i . k_j`` term by term, expanded and factored.
 
+    Parameters
+    ----------
+    W_Q, W_K : array_like, shape (4, d_k), optional
+        As for :func:`symbolic_projections`.
+
     Returns
     -------
     terms : list of sympy.Expr
@@ -105,7 +120,17 @@ def symbolic_score(W_Q=None, W_K=None):
 
 
 def is_negative_squared_distance(W_Q=None, W_K=None) -> bool:
-    """True when ``q_i . k_j - (-(p_i - p_j)**2)`` simplifies to exactly 0."""
+    """True when ``q_i . k_j - (-(p_i - p_j)**2)`` simplifies to exactly 0.
+
+    Parameters
+    ----------
+    W_Q, W_K : array_like, shape (4, d_k), optional
+        As for :func:`symbolic_projections`.
+
+    Returns
+    -------
+    bool
+    """
     _, expanded, _ = symbolic_score(W_Q, W_K)
     return sp.simplify(expanded + (p_i - p_j) ** 2) == 0
 

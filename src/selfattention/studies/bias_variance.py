@@ -107,7 +107,17 @@ def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None) -> Err
 
 
 def region_mask(positions, region) -> np.ndarray:
-    """Boolean mask, shape (n,), of the positions inside a region of :data:`REGIONS`."""
+    """Which positions lie inside a region of :data:`REGIONS` (bounds included).
+
+    Parameters
+    ----------
+    positions : array_like, shape (n,)
+    region : {"whole", "interior"}
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+    """
     if region not in REGIONS:
         raise ValueError(f"region must be one of {sorted(REGIONS)}, got {region!r}")
     low, high = REGIONS[region]
@@ -145,9 +155,22 @@ def expected_risk(n, sigma, temperatures, region="whole", *, periods=1):
     Because the head is linear, ``E[W (f + sigma z)] = W f`` and
     ``Var[(W (f + sigma z))_i] = sigma**2 sum_j W_ij**2``, with no sampling.
 
+    Parameters
+    ----------
+    n : int
+        Number of samples on [0, 1], at least 2.
+    sigma : float
+        Noise standard deviation, ``>= 0``.
+    temperatures : array_like, shape (m,)
+        Temperatures ``tau > 0``.
+    region : {"whole", "interior"}
+    periods : float
+        Periods of the sine ``f(p) = sin(2 pi periods p)``.
+
     Returns
     -------
     bias2, variance : ndarray, shape (m,)
+        As :func:`risk` returns them, without Monte Carlo noise.
     """
     n = as_count(n, "n", minimum=2)
     sigma = as_nonnegative_scalar(sigma, "sigma")
@@ -281,6 +304,13 @@ def leading_bias(temperature, *, periods=1):
     ``h``: ``f'(0) h sqrt(2 / pi)``. Away from the ends the two sides cancel
     to first order and the bias is ``h**2 f''(p) / 2``, largest in size
     where ``|f''|`` is, ``h**2 (2 pi periods)**2 / 2``.
+
+    Parameters
+    ----------
+    temperature : float
+        The head's ``tau > 0``; ``h = sqrt(tau / 2)``.
+    periods : float
+        Periods of the sine, ``> 0``.
 
     Returns
     -------

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import selfattention as sa
-from selfattention import onedim
+from selfattention.studies import onedim
 
 values = hnp.arrays(np.float64, st.integers(2, 12), elements=st.floats(-3, 3))
 
@@ -29,7 +29,7 @@ def test_onedim_head_output_is_the_weighted_average_of_scaled_values():
 
 @given(values, st.floats(-4, 4), st.floats(0.1, 4), st.floats(0.1, 4))
 def test_only_the_score_strength_matters(x, w_q, w_k, tau):
-    c = onedim.score_strength(w_q, w_k, tau)
+    c = w_q * w_k / tau  # the score strength
     _, w_a = onedim.onedim_head(x, w_q=w_q, w_k=w_k, temperature=tau)
     _, w_b = onedim.onedim_head(x, w_q=c)
     np.testing.assert_allclose(w_a, w_b, rtol=1e-9, atol=1e-12)
@@ -50,22 +50,6 @@ def test_output_is_one_nondecreasing_function_of_the_own_value(x):
     assert np.all(np.diff(out[order]) >= -1e-12)
 
 
-def test_most_attended_is_the_largest_or_smallest_value():
-    x = np.array([0.3, -2.0, 1.0, 2.5, -0.4])
-    _, weights = onedim.onedim_head(x)
-    expected = np.where(x > 0, np.argmax(x), np.argmin(x))
-    np.testing.assert_array_equal(onedim.most_attended(weights), expected)
-
-
-def test_local_share_of_uniform_and_identity_weights():
-    p = np.linspace(0.0, 1.0, 11)  # spacing 0.1
-    uniform = np.full((11, 11), 1 / 11)
-    assert onedim.local_share(np.eye(11), p, 0.0) == 1.0
-    assert onedim.local_share(uniform, p, 0.0) == pytest.approx(1 / 11)
-    # Within 0.1: 2 neighbours at the two ends, 3 elsewhere.
-    assert onedim.local_share(uniform, p, 0.1 + 1e-9) == pytest.approx((2 * 2 + 9 * 3) / 121)
-
-
 def test_strength_sweep_matches_the_head_and_rmse():
     x = np.array([0.2, 1.1, -0.7, 0.4])
     truth = np.array([0.0, 1.0, -1.0, 0.5])
@@ -83,9 +67,6 @@ def test_strength_sweep_matches_the_head_and_rmse():
         (lambda: onedim.onedim_head([1.0], w_q=[1.0, 2.0]), "w_q must be 0-dimensional"),
         (lambda: onedim.onedim_head([1.0], w_k=float("nan")), "w_k contains NaN"),
         (lambda: onedim.onedim_head([1.0], temperature=0.0), "temperature must be positive"),
-        (lambda: onedim.score_strength(1.0, 1.0, -1.0), "temperature must not be negative"),
-        (lambda: onedim.local_share(np.eye(2), [0.0, 1.0, 2.0], 0.1), "weights must have shape"),
-        (lambda: onedim.local_share(np.eye(2), [0.0, 1.0], -0.1), "radius must not be negative"),
         (lambda: onedim.strength_sweep([1.0, 2.0], [1.0], [1.0]), "estimate and truth"),
     ],
 )

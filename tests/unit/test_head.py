@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given
+from strategies import positions, signals_on_positions, temperatures
 
 import selfattention as sa
-from strategies import positions, signals_on_positions, temperatures
 
 
 def gaussian_kernel_smoother(signal, positions, temperature):

@@ -7,9 +7,9 @@ import pytest
 import scipy.special
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import finite, matrices, moderate, qkv, temperatures
 
 import selfattention as sa
-from strategies import finite, matrices, moderate, qkv, temperatures
 
 
 def slow_attention(Q, K, V, temperature):
@@ -21,7 +21,8 @@ def slow_attention(Q, K, V, temperature):
         top = max(scores)
         exps = [np.exp(s - top) for s in scores]
         weights[i] = [e / sum(exps) for e in exps]
-    output = np.array([[sum(weights[i][j] * V[j][c] for j in range(n_k)) for c in range(len(V[0]))] for i in range(n_q)])
+    output = np.array([[sum(weights[i][j] * V[j][c] for j in range(n_k)) for c in range(len(V[0]))]
+                       for i in range(n_q)])
     return output, weights
 
 
