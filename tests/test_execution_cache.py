@@ -47,7 +47,7 @@ def test_the_book_reruns_exactly_what_changed(tmp_path):
     add_code_cell(copy / chapter, "1 + 1  # an edit to one chapter")
     assert rebuild(copy) == {chapter}
 
-    append(copy / "src" / "selfattention" / "settings.py", "\n# an edit to the package\n")
+    append(copy / "src" / "selfattention" / "defaults.py", "\n# an edit to the package\n")
     assert rebuild(copy) == clean, "an edit to src/ did not re-run every notebook"
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import selfattention as sa
-from selfattention import settings
+from selfattention import defaults as settings
 
 from .conftest import open_page
 
