@@ -1,4 +1,10 @@
-"""Fixtures of the chapter tests: each chapter's code runs once per session."""
+"""Fixtures of the chapter tests: each chapter's code runs once per session.
+
+A chapter's test module names its page in ``STEM``; its tests read what the
+chapter computed (the ``chapter`` fixture: its variables and glued values)
+and check the sentence of the text that describes it. Tests of other noise
+draws call the package with the chapter's settings.
+"""
 
 from __future__ import annotations
 
@@ -17,3 +23,9 @@ def chapter_run():
         return runs[stem]
 
     return get
+
+
+@pytest.fixture(scope="module")
+def chapter(chapter_run, request) -> Chapter:
+    """The run of the page named by the test module's ``STEM``."""
+    return chapter_run(request.module.STEM)

@@ -1,8 +1,4 @@
-""""Attention as a weighted average": the worked example and the sqrt(d_k) experiment.
-
-Every test reads what the chapter computed (its variables and glued values)
-and checks the sentence of the text that describes it.
-"""
+"""The page "Attention as a weighted average": the worked example and the sqrt(d_k) experiment."""
 
 from __future__ import annotations
 
@@ -11,10 +7,7 @@ import pytest
 
 import selfattention as sa
 
-
-@pytest.fixture(scope="module")
-def chapter(chapter_run):
-    return chapter_run("attention")
+STEM = "attention"
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,5 @@
-""""Attention is kernel regression": bias and variance, the power laws of the best
-temperature, leave-one-out and the edge effect.
-
-Every test reads what the chapter computed (its variables and glued values)
-and checks the sentence of the text that describes it; the tests of other
-noise draws call the package with the chapter's grid.
-"""
+"""The page "Attention is kernel regression": bias and variance, the power laws of the best
+temperature, leave-one-out and the edge effect."""
 
 from __future__ import annotations
 
@@ -18,10 +13,7 @@ from selfattention import defaults
 from selfattention.studies import bias_variance as bv
 from selfattention.studies.leave_one_out import LOO_FACTOR
 
-
-@pytest.fixture(scope="module")
-def chapter(chapter_run):
-    return chapter_run("kernel-regression")
+STEM = "kernel-regression"
 
 
 def test_nadaraya_watson_and_the_head_agree_to_rounding(chapter):

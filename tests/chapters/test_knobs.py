@@ -1,9 +1,4 @@
-""""Turning the knobs": the temperature's two limits, large noise and more samples.
-
-Every test reads what the chapter computed (its variables and glued values)
-and checks the sentence of the text that describes it; the tests of other
-noise draws call the package with the chapter's settings.
-"""
+"""The page "Turning the knobs": the temperature's two limits, large noise and more samples."""
 
 from __future__ import annotations
 
@@ -13,10 +8,7 @@ import pytest
 from selfattention import defaults
 from selfattention.studies.noise_and_samples import error_vs_samples, noise_sweep
 
-
-@pytest.fixture(scope="module")
-def chapter(chapter_run):
-    return chapter_run("knobs")
+STEM = "knobs"
 
 
 def test_the_smallest_temperature_gives_the_identity_and_no_smoothing(chapter):

@@ -1,8 +1,4 @@
-""""A noisy signal": the book's sine, and why a head on one-number tokens cannot smooth it.
-
-Every test reads what the chapter computed (its variables and glued values)
-and checks the sentence of the text that describes it.
-"""
+"""The page "A noisy signal": the book's sine, and why a head on one-number tokens cannot smooth it."""
 
 from __future__ import annotations
 
@@ -12,10 +8,7 @@ import pytest
 from selfattention.metrics import most_attended, rmse
 from selfattention.studies.onedim import onedim_head, strength_sweep
 
-
-@pytest.fixture(scope="module")
-def chapter(chapter_run):
-    return chapter_run("noisy-signal")
+STEM = "noisy-signal"
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,4 @@
-""""The quadratic trick": the score is minus the squared distance, and the rows are Gaussians.
-
-Every test reads what the chapter computed (its variables and glued values)
-and checks the sentence of the text that describes it.
-"""
+"""The page "The quadratic-expansion trick": the score is minus the squared distance, and the rows are Gaussians."""
 
 from __future__ import annotations
 
@@ -11,10 +7,7 @@ import pytest
 
 from selfattention import symbolic
 
-
-@pytest.fixture(scope="module")
-def chapter(chapter_run):
-    return chapter_run("quadratic-trick")
+STEM = "quadratic-trick"
 
 
 def test_sympy_finds_the_score_is_minus_the_squared_distance(chapter):

@@ -1,8 +1,4 @@
-""""Smoothing with attention": the head on the book's noisy sine, the explorer and explore().
-
-Every test reads what the chapter computed (its variables and glued values)
-and checks the sentence of the text that describes it.
-"""
+"""The page "Smoothing with attention": the head on the book's noisy sine, the explorer and explore()."""
 
 from __future__ import annotations
 
@@ -15,10 +11,7 @@ from selfattention.interactive.explorer_data import explorer_data, fallback_seri
 from selfattention.interactive.widget import SmoothingWidget
 from selfattention.studies.noise_and_samples import smoothing_errors
 
-
-@pytest.fixture(scope="module")
-def chapter(chapter_run):
-    return chapter_run("smoothing")
+STEM = "smoothing"
 
 
 def test_the_output_is_several_times_closer_to_the_truth(chapter):

@@ -13,8 +13,8 @@ from selfattention.studies import noise_and_samples as nas
 def test_smoothed_sine_is_the_head_on_noisy_sine():
     result = nas.smoothed_sine(50, 0.4, 0.01, periods=2, rng=3)
     positions, clean, noisy = sa.noisy_sine(50, 0.4, periods=2, rng=3)
-    output, _ = sa.gaussian_head(noisy, positions, 0.01)
-    for got, want in zip(result[:4], (positions, clean, noisy, output), strict=True):
+    output, weights = sa.gaussian_head(noisy, positions, 0.01)
+    for got, want in zip(result[:5], (positions, clean, noisy, output, weights), strict=True):
         np.testing.assert_array_equal(got, want)
     assert (result.rmse_input, result.rmse_output) == (rmse(noisy, clean), rmse(output, clean))
     assert nas.smoothing_errors(50, 0.4, 0.01, periods=2, rng=3) == (result.rmse_input, result.rmse_output)

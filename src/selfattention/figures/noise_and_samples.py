@@ -16,8 +16,8 @@ def plot_noise_recovery(sigmas, panels):
     sigmas : sequence of float, length m
         The noise levels, for the titles.
     panels : sequence of SmoothedSine, length m
-        ``(positions, clean, noisy, output, rmse_input, rmse_output)`` of each
-        level, as from :func:`selfattention.studies.noise_and_samples.noise_levels`.
+        ``(positions, clean, noisy, output, weights, rmse_input, rmse_output)``
+        of each level, as from :func:`selfattention.studies.noise_and_samples.noise_levels`.
 
     Returns
     -------
@@ -27,7 +27,7 @@ def plot_noise_recovery(sigmas, panels):
     fig = new_figure(3.2 * m, 3.2)
     axes = fig.subplots(1, m, squeeze=False, sharey=True)[0]
     for k, (sigma, panel) in enumerate(zip(sigmas, panels, strict=True)):
-        positions, clean, noisy, output, rmse_input, rmse_output = panel
+        positions, clean, noisy, output, _, rmse_input, rmse_output = panel
         draw_signal(axes[k], positions, clean, noisy, output, **SMALL_PANEL, legend=SMALL_LEGEND if k == 0 else None)
         axes[k].set_title(f"$\\sigma = {sigma:g}$: RMSE {rmse_input:.2f} $\\to$ {rmse_output:.2f}", fontsize="medium")
     axes[0].set_ylabel("value")
@@ -52,7 +52,7 @@ def plot_samples(sample_counts, rmse_input, rmse_output, examples):
     """
     fig = new_figure(10.0, 3.3)
     axes = fig.subplots(1, 3, width_ratios=(1, 1, 1.1))
-    for k, (positions, clean, noisy, output, _, example_rmse) in enumerate(examples):
+    for k, (positions, clean, noisy, output, _, _, example_rmse) in enumerate(examples):
         draw_signal(axes[k], positions, clean, noisy, output, **SMALL_PANEL, legend=SMALL_LEGEND if k == 0 else None)
         axes[k].set_title(f"$N = {len(positions)}$: output RMSE {example_rmse:.3f}", fontsize="medium")
     axes[0].set_ylabel("value")

@@ -24,9 +24,9 @@ from __future__ import annotations
 import json
 
 from .. import defaults
-from ..head import gaussian_head
 from ..kernel import candidate_temperatures
-from ..signals import noisy_sine, unit_noise
+from ..signals import unit_noise
+from ..studies.noise_and_samples import smoothed_sine
 
 
 def explorer_data(*, n=None, sigma=None, temperature=None, candidates=None) -> dict:
@@ -98,8 +98,5 @@ def fallback_series(data: dict):
         What the explorer shows before any slider moves; the static
         fallback image for readers without JavaScript draws exactly this.
     """
-    positions, clean, noisy = noisy_sine(
-        data["n"], data["sigma"], periods=data["periods"], rng=data["seed"]
-    )
-    output, weights = gaussian_head(noisy, positions, data["temperature"])
-    return positions, clean, noisy, output, weights
+    head = smoothed_sine(data["n"], data["sigma"], data["temperature"], periods=data["periods"], rng=data["seed"])
+    return head.positions, head.clean, head.noisy, head.output, head.weights

@@ -23,9 +23,9 @@ import numpy as np
 from .. import defaults
 from .._validation import as_seed
 from ..figures.smoothing import plot_smoothing
-from ..head import gaussian_head
 from ..kernel import choose_temperature
 from ..signals import noisy_sine
+from ..studies.noise_and_samples import smoothed_sine
 
 #: Candidate temperatures of the "best tau" button: the tau slider's range,
 #: 8 per decade (coarser than the package default, so a click stays quick).
@@ -51,10 +51,9 @@ def smoothing_figure(n, sigma, temperature, *, rng=defaults.SEED):
     -------
     matplotlib.figure.Figure
     """
-    positions, clean, noisy = noisy_sine(n, sigma, periods=defaults.PERIODS, rng=rng)
-    output, weights = gaussian_head(noisy, positions, temperature)  # (n,), (n, n)
+    head = smoothed_sine(n, sigma, temperature, periods=defaults.PERIODS, rng=rng)
     title = f"$\\sigma$ = {sigma:.3g}, $\\tau$ = {temperature:.3g}, N = {n}"
-    return plot_smoothing(positions, clean, noisy, output, weights, title=title)
+    return plot_smoothing(head.positions, head.clean, head.noisy, head.output, head.weights, title=title)
 
 
 def leave_one_out_temperature(n, sigma, *, rng=defaults.SEED, candidates=BEST_TAU_CANDIDATES) -> float:

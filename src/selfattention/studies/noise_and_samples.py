@@ -24,7 +24,7 @@ from ..signals import noisy_sine
 
 
 class SmoothedSine(NamedTuple):
-    """One noisy sine, the head's output on it, and both errors."""
+    """One noisy sine, the head's output and weights on it, and both errors."""
 
     #: Sample positions, shape (n,).
     positions: np.ndarray
@@ -34,6 +34,8 @@ class SmoothedSine(NamedTuple):
     noisy: np.ndarray
     #: The head's output, shape (n,).
     output: np.ndarray
+    #: The head's attention matrix, shape (n, n).
+    weights: np.ndarray
     #: ``RMSE(noisy, clean)``: the error before smoothing.
     rmse_input: float
     #: ``RMSE(output, clean)``: the error after smoothing.
@@ -61,8 +63,8 @@ def smoothed_sine(n, sigma, temperature, *, periods=1, rng=None) -> SmoothedSine
     SmoothedSine
     """
     positions, clean, noisy = noisy_sine(n, sigma, periods=periods, rng=rng)
-    output, _ = gaussian_head(noisy, positions, temperature)  # (n,)
-    return SmoothedSine(positions, clean, noisy, output, rmse(noisy, clean), rmse(output, clean))
+    output, weights = gaussian_head(noisy, positions, temperature)  # (n,), (n, n)
+    return SmoothedSine(positions, clean, noisy, output, weights, rmse(noisy, clean), rmse(output, clean))
 
 
 def smoothing_errors(n, sigma, temperature, *, periods=1, rng=None):
