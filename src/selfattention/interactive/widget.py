@@ -38,12 +38,8 @@ def smoothing_figure(n, sigma, temperature, *, rng=defaults.SEED):
 
     Parameters
     ----------
-    n : int
-        Number of samples.
-    sigma : float
-        Noise standard deviation.
-    temperature : float
-        The head's temperature ``tau``.
+    n, sigma, temperature
+        As for :func:`~selfattention.studies.noise_and_samples.smoothed_sine`.
     rng : int or numpy.random.Generator
         Seed of the noise; the book's seed by default.
 
