@@ -43,12 +43,13 @@ def median_time(call, runs=RUNS) -> float:
 
 def main() -> str:
     import selfattention as sa
-    from selfattention.studies import bias_variance as bv
+    from selfattention.studies import power_laws
 
     chapter = [execute_chapter() for _ in range(RUNS)]
     print(f"chapter: {', '.join(f'{t:.1f} s' for t in chapter)}", flush=True)
-    grid = median_time(lambda: bv.best_temperature_grid(
-        bv.GRID_NS, bv.GRID_SIGMAS, bv.GRID_TEMPERATURES, draws=bv.GRID_DRAWS, rng=1))
+    grid = median_time(lambda: power_laws.best_temperature_grid(
+        power_laws.GRID_NS, power_laws.GRID_SIGMAS, power_laws.GRID_TEMPERATURES,
+        draws=power_laws.GRID_DRAWS, rng=1))
     rows = []
     for n in (100, 500, 1000):
         p, _, y = sa.noisy_sine(n, 0.3, rng=1)
@@ -59,8 +60,8 @@ def main() -> str:
         f"median {statistics.median(chapter):.1f} s (runs: {', '.join(f'{t:.1f}' for t in chapter)} s); "
         f"{verdict} the {TARGET_S:.0f} s target.",
         "",
-        f"Its largest part, the power-law grid (`best_temperature_grid`, N up to {max(bv.GRID_NS)}, "
-        f"{len(bv.GRID_TEMPERATURES)} temperatures, {bv.GRID_DRAWS} draws): median {grid:.2f} s.",
+        f"Its largest part, the power-law grid (`best_temperature_grid`, N up to {max(power_laws.GRID_NS)}, "
+        f"{len(power_laws.GRID_TEMPERATURES)} temperatures, {power_laws.GRID_DRAWS} draws): median {grid:.2f} s.",
         "",
         "`choose_temperature` (leave-one-out over the 141 default candidates), median ms:",
         "",

@@ -11,6 +11,7 @@ from chapters.book import prose
 
 from selfattention import defaults
 from selfattention.studies import bias_variance as bv
+from selfattention.studies import power_laws
 from selfattention.studies.leave_one_out import LOO_FACTOR
 
 STEM = "kernel-regression"
@@ -51,21 +52,22 @@ def test_the_bottom_of_the_u_is_flat(chapter):
 
 
 def assert_exponents_match_theory(fits):
-    for region, (alpha, beta) in bv.THEORY_EXPONENTS.items():
-        assert fits[region].n_exponent == pytest.approx(alpha, abs=bv.EXPONENT_TOLERANCE), region
-        assert fits[region].sigma_exponent == pytest.approx(beta, abs=bv.EXPONENT_TOLERANCE), region
+    for region, (alpha, beta) in power_laws.THEORY_EXPONENTS.items():
+        assert fits[region].n_exponent == pytest.approx(alpha, abs=power_laws.EXPONENT_TOLERANCE), region
+        assert fits[region].sigma_exponent == pytest.approx(beta, abs=power_laws.EXPONENT_TOLERANCE), region
 
 
 def test_the_fitted_exponents_are_within_the_stated_tolerance_of_theory(chapter):
-    assert chapter.glued["kr-tolerance"] == bv.EXPONENT_TOLERANCE
+    assert chapter.glued["kr-tolerance"] == power_laws.EXPONENT_TOLERANCE
     assert_exponents_match_theory(chapter.namespace["fits"])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_the_fitted_exponents_hold_for_other_noise_draws(seed):
-    best = bv.best_temperature_grid(bv.GRID_NS, bv.GRID_SIGMAS, bv.GRID_TEMPERATURES, draws=bv.GRID_DRAWS, rng=seed)
-    assert_exponents_match_theory({region: bv.fit_power_law(bv.GRID_NS, bv.GRID_SIGMAS, table)
+    best = power_laws.best_temperature_grid(power_laws.GRID_NS, power_laws.GRID_SIGMAS, power_laws.GRID_TEMPERATURES,
+                                            draws=power_laws.GRID_DRAWS, rng=seed)
+    assert_exponents_match_theory({region: power_laws.fit_power_law(power_laws.GRID_NS, power_laws.GRID_SIGMAS, table)
                                    for region, table in best.items()})
 
 
@@ -81,15 +83,15 @@ def test_some_differences_from_theory_exceed_the_standard_errors(chapter):
     fits = chapter.namespace["fits"]
     misses = [(abs(fits[region].n_exponent - alpha) / fits[region].n_stderr,
                abs(fits[region].sigma_exponent - beta) / fits[region].sigma_stderr)
-              for region, (alpha, beta) in bv.THEORY_EXPONENTS.items()]
+              for region, (alpha, beta) in power_laws.THEORY_EXPONENTS.items()]
     assert np.max(misses) > 1
 
 
 def test_the_grid_doubles_n_and_sigma(chapter):
     """"each doubling the last"."""
-    assert np.allclose(np.diff(np.log2(bv.GRID_NS)), 1)
-    assert np.allclose(np.diff(np.log2(bv.GRID_SIGMAS)), 1)
-    assert chapter.glued["kr-n-count"] == len(bv.GRID_NS)
+    assert np.allclose(np.diff(np.log2(power_laws.GRID_NS)), 1)
+    assert np.allclose(np.diff(np.log2(power_laws.GRID_SIGMAS)), 1)
+    assert chapter.glued["kr-n-count"] == len(power_laws.GRID_NS)
 
 
 def test_leave_one_out_lands_within_the_stated_factor_on_the_books_signals(chapter):

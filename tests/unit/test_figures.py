@@ -31,6 +31,7 @@ from selfattention.figures import (
     noise_and_samples,
     onedim,
     panels,
+    power_laws,
     smoothing,
     temperature_limits,
 )
@@ -38,6 +39,7 @@ from selfattention.figures._style import BookFigure, new_figure
 from selfattention.studies import bias_variance as bv
 from selfattention.studies import gaussian_band as band_study
 from selfattention.studies import noise_and_samples as nas
+from selfattention.studies import power_laws as laws
 from selfattention.studies.dk_scaling import dk_scaling_experiment
 from selfattention.studies.onedim import onedim_head
 from selfattention.studies.temperature_limits import head_at_temperatures, temperature_sweep
@@ -265,8 +267,8 @@ def test_power_law_figure_draws_every_measurement_and_fit():
     ns, sigmas = [20, 40, 80], [0.1, 0.2]
     n, s = np.meshgrid(ns, sigmas, indexing="ij")
     best = {"whole": 0.3 * n**-0.5 * s, "interior": 0.5 * n**-0.4 * s**0.8}
-    fits = {region: bv.fit_power_law(ns, sigmas, table) for region, table in best.items()}
-    ax_n, ax_s = bias_variance.plot_power_laws(ns, sigmas, best, fits).axes
+    fits = {region: laws.fit_power_law(ns, sigmas, table) for region, table in best.items()}
+    ax_n, ax_s = power_laws.plot_power_laws(ns, sigmas, best, fits).axes
     points = [line for line in ax_n.lines if line.get_linestyle() == "None"]
     np.testing.assert_allclose(np.sort(np.concatenate([line.get_ydata() for line in points])),
                                np.sort(np.concatenate([table.ravel() for table in best.values()])))
@@ -312,8 +314,8 @@ before = rc()
 import numpy as np
 import selfattention as sa
 from selfattention.figures import (bias_variance, diagrams, dk_scaling, gaussian_band, leave_one_out,
-                                   noise_and_samples, onedim, smoothing, temperature_limits)
-from selfattention.studies import bias_variance as bv, gaussian_band as gb, noise_and_samples as nas
+                                   noise_and_samples, onedim, power_laws, smoothing, temperature_limits)
+from selfattention.studies import gaussian_band as gb, noise_and_samples as nas, power_laws as pl
 from selfattention.studies import dk_scaling as dks, onedim as od, temperature_limits as tl
 p, c, y = sa.noisy_sine(30, 0.3, rng=0)
 o, w = sa.gaussian_head(y, p, 0.01)
@@ -336,7 +338,7 @@ figures = [
     noise_and_samples.plot_samples([10, 20], np.ones(2), np.ones(2),
                                    [nas.smoothed_sine(n, 0.3, 0.01, rng=0) for n in (10, 20)]),
     bias_variance.plot_bias_variance(taus, taus, taus, 0.01),
-    bias_variance.plot_power_laws(ns, sigmas, best, {k: bv.fit_power_law(ns, sigmas, t) for k, t in best.items()}),
+    power_laws.plot_power_laws(ns, sigmas, best, {k: pl.fit_power_law(ns, sigmas, t) for k, t in best.items()}),
     bias_variance.plot_edge_effect(p, c, o, w, [0, 29]),
     leave_one_out.plot_leave_one_out(taus, taus, taus, 0.01, 0.01, taus, taus, spread=(taus, taus)),
 ]

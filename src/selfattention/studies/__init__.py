@@ -14,6 +14,7 @@ in the module of the same name under :mod:`selfattention.figures`.
   ends of the temperature range;
 * :mod:`.noise_and_samples`: the head's error as the noise and the number of
   samples change;
-* :mod:`.bias_variance`: bias, variance and the power laws of the best temperature;
+* :mod:`.bias_variance`: the head's error split into bias and variance;
+* :mod:`.power_laws`: how the best temperature scales with ``N`` and ``sigma``;
 * :mod:`.leave_one_out`: how well leave-one-out finds the best temperature.
 """
