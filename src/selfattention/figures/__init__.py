@@ -1,10 +1,14 @@
-"""The book's figures, one module per study of :mod:`selfattention.studies`.
+"""The book's figures: plotting only, with the data passed in.
 
-Every function here takes its data as explicit arguments (computed by the
-study of the same name) and returns a :class:`matplotlib.figure.Figure`
+A module named like a study of :mod:`selfattention.studies` draws that
+study's results (``figures.dk_scaling`` draws ``studies.dk_scaling``);
+:mod:`.diagrams` draws the head's architecture, :mod:`.smoothing` the noisy
+sine and the head smoothing it, and :mod:`.panels` holds the signal and
+attention-matrix panels the figures share. Every function takes its data as
+explicit arguments and returns a :class:`matplotlib.figure.Figure`
 built without pyplot, so drawing a figure never touches global matplotlib
 state (no rcParams changes, no open pyplot figures for a notebook to display
-twice). The panels several figures share are in :mod:`.panels`.
+twice).
 """
 
 from ._style import BookFigure, new_figure

@@ -3,8 +3,8 @@
 Each module holds the functions, and the constants, of one study; every
 setting is an explicit argument and all randomness comes from an ``rng``
 argument, so a chapter, a test and a benchmark calling a study with the same
-arguments get the same numbers. The figures that show a study's results live
-in the module of the same name under :mod:`selfattention.figures`.
+arguments get the same numbers. The figures of a study, where it has any,
+live in the module of the same name under :mod:`selfattention.figures`.
 
 * :mod:`.worked_example`: one attention head on four tokens, every step kept;
 * :mod:`.dk_scaling`: why the scores are divided by ``sqrt(d_k)``;
