@@ -145,7 +145,7 @@ def test_choose_temperature_returns_the_candidate_with_the_lowest_score(book_sig
     assert best_of_two == best
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20)
 @given(st.integers(3, 60), st.floats(0.05, 1.0), st.integers(0, 2**32 - 1))
 def test_choose_temperature_picks_the_masked_heads_best(n, sigma, seed):
     p, _, y = sa.noisy_sine(n, sigma, rng=seed)
