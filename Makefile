@@ -52,11 +52,12 @@ test-browser: build browser ## Run the browser tests against the built site
 
 test: test-unit test-browser ## Run every test (builds the book)
 
+# tools/, benchmarks/ and _ext/ are imported from the repository root: `python -m` puts it on sys.path.
 bench: $(VENV_STAMP) $(NPM_STAMP) browser ## Run the benchmarks and rewrite benchmarks/results.md
 	$(BIN)/python -m benchmarks
 
 live: $(VENV_STAMP) $(NPM_STAMP) ## Serve the book with live code on a local Jupyter server; prints the URL to open
-	$(BIN)/python tools/live.py --site $(SITE)
+	$(BIN)/python -m tools.live --site $(SITE)
 
 lock: ## Regenerate requirements.txt from requirements.in
 	$(PYTHON) -m venv .venv-lock

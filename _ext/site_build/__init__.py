@@ -15,9 +15,6 @@ A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
   an asset from another host or embeds ipywidgets state (random model ids),
   or when an absolute path of the build machine leaks into the output
   (:mod:`.checks`).
-
-:mod:`.workcopy` is not part of the extension: it copies the working tree
-and builds it elsewhere, for the tests and benchmarks.
 """
 
 from __future__ import annotations

@@ -15,8 +15,7 @@ import pytest
 
 import selfattention as sa
 from selfattention import settings
-
-from .conftest import open_page
+from tools.chromium import open_page
 
 SELECTOR = "[data-attention-explorer]"
 API = f"document.querySelector('{SELECTOR}').attentionExplorer"

@@ -1,7 +1,8 @@
-"""Live code cells (issue 5): the smoothing chapter on a local Jupyter server.
+"""Live code cells: the smoothing chapter on a local Jupyter server.
 
-The server is started exactly as ``make live`` starts it (tools/live.py:
-fresh token, 127.0.0.1, CORS limited to the site's origin), the page gets it
+The server is started exactly as ``make live`` starts it
+(:class:`tools.servers.JupyterServer`: fresh token, 127.0.0.1, CORS limited
+to the site's origin), the page gets it
 through the URL fragment, and Chromium presses the real launch button. The
 pages may reach only the site and that server: nothing else, no CDN.
 """
@@ -13,15 +14,14 @@ import socket
 
 import pytest
 
-from .conftest import load_live, open_page
+from tools.chromium import open_page
+from tools.live import live_url
+from tools.servers import JupyterServer
 
 PAGE = "book/smoothing.html"
 LAUNCH_TIMEOUT = 120_000  # ms: a cold kernel on a busy 2-core machine
 RUN_TIMEOUT = 60_000
 KERNEL_STDOUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]'
-
-
-live = load_live()
 
 
 def origin(url: str) -> str:
@@ -30,7 +30,7 @@ def origin(url: str) -> str:
 
 @pytest.fixture(scope="module")
 def jupyter(site_url):
-    server = live.JupyterServer(origin=site_url)
+    server = JupyterServer(origin=site_url)
     yield server
     server.stop()
 
@@ -49,7 +49,7 @@ def status(page):
 def live_page(browser, site_url, jupyter):
     """The chapter, launched on the local server, with its thebe-init cell run."""
     page = open_page(browser, {site_url, origin(jupyter.url)})
-    page.goto(live.live_url(site_url, PAGE, jupyter.url, jupyter.token))
+    page.goto(live_url(site_url, PAGE, jupyter.url, jupyter.token))
     press_launch(page)
     page.locator(".live-code-status[data-state=ready]").wait_for(timeout=LAUNCH_TIMEOUT)
     yield page
