@@ -10,12 +10,6 @@ BIN := $(VENV)/bin
 VENV_STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 SITE := _build/html
-# Builds of one commit are byte-identical: Sphinx dates the pages ("last updated",
-# copyright year) from the commit's time instead of today's.
-SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
-ifneq ($(SOURCE_DATE_EPOCH),)
-export SOURCE_DATE_EPOCH
-endif
 
 .PHONY: help venv assets browser build test test-unit test-browser bench live lock clean
 
@@ -41,6 +35,8 @@ browser: ## Make sure a Chromium is available for the browser tests
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else $(BIN)/playwright install chromium; fi
 
+# Builds of one commit are byte-identical: _ext/site_build dates the pages ("last updated",
+# copyright year) from the last commit's time (SOURCE_DATE_EPOCH, unless it is set).
 build: $(VENV_STAMP) $(NPM_STAMP) ## Build the site into _build/html (warnings are errors)
 	$(BIN)/jupyter-book build . --builder html --warningiserror --nitpick --keep-going
 

@@ -14,7 +14,7 @@ only talk to Binder. It
   static pages (no dead sliders, no widget state with random ids);
 * adds ``live-code.js``, which bootstraps thebe with explicit options for
   Binder (the default) or for a Jupyter server named in the page URL's
-  fragment (``#jupyter=<url>&token=<token>``; see ``tools/live.py``).
+  fragment (``#jupyter=<url>&token=<token>``; ``make live`` prints such a URL).
 
 Nothing secret is written into the built pages: the token only ever travels
 in the URL fragment, which the browser does not send to the static server.
@@ -28,47 +28,37 @@ from pathlib import Path
 from typing import Any
 
 from docutils import nodes
-from site_build.paths import copy_if_changed, project_root
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
+from sphinx.util.fileutil import copy_asset
 
 HERE = Path(__file__).resolve().parent
+#: ``node_modules`` beside ``_ext/`` (installed by ``make assets``).
+NODE_MODULES = HERE.parents[1] / "node_modules"
 #: Where the copied assets live in the built site, under ``_static/``.
 ASSET_DIR = "live-code"
-#: npm files copied into ``_static/live-code/``: (package, file or directory, target).
-NPM_ASSETS = (("thebe", "lib", "thebe"), ("requirejs", "require.js", "require.js"))
+#: npm files copied into ``_static/live-code/``: (package, file or directory, target directory).
+NPM_ASSETS = (("thebe", "lib", "thebe"), ("requirejs", "require.js", "."))
 #: Read by ``selfattention.widgets.is_static`` (kept in sync by tests/test_widgets.py).
 STATIC_ENV = "SELFATTENTION_STATIC"
 #: Markers of sphinx-thebe's own scripts and configuration, which this replaces.
 SPHINX_THEBE_MARKERS = ("THEBE_JS_URL", "sphinx-thebe.js", "text/x-thebe-config", "kernelName =")
 
 
-def node_modules(app: Sphinx) -> Path:
-    """The project's ``node_modules`` directory, checked to hold thebe."""
-    modules = project_root(app) / "node_modules"
-    if not (modules / "thebe" / "lib" / "index.js").is_file():
-        raise ExtensionError(f"live_code: no {modules}/thebe: run `make assets`")
-    return modules
-
-
-def _wanted(path: Path) -> bool:
+def _unwanted(relative: str) -> bool:
     """Ship the browser code and its licence notices, not source maps or type stubs."""
-    return path.is_file() and path.suffix != ".map" and "types" not in path.parts
+    return relative.endswith(".map") or "types" in relative.split("/")
 
 
 def copy_assets(app: Sphinx, exception: Exception | None) -> None:
     """Copy thebe's ``lib/`` and require.js into ``_static/live-code/``, skipping unchanged files."""
     if exception is not None or app.builder.format != "html":
         return
-    modules = node_modules(app)
+    if not (NODE_MODULES / "thebe" / "lib" / "index.js").is_file():
+        raise ExtensionError(f"live_code: no {NODE_MODULES}/thebe: run `make assets`")
     target = Path(app.outdir) / "_static" / ASSET_DIR
     for package, name, dest in NPM_ASSETS:
-        source = modules / package / name
-        if source.is_dir():
-            for path in sorted(p for p in source.rglob("*") if _wanted(p)):
-                copy_if_changed(path, target / dest / path.relative_to(source))
-        else:
-            copy_if_changed(source, target / dest)
+        copy_asset(NODE_MODULES / package / name, target / dest, excluded=_unwanted)
 
 
 def _kernel_name(app: Sphinx, docname: str) -> str | None:
