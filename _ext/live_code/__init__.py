@@ -7,8 +7,10 @@ only talk to Binder. It
 * copies thebe 0.9.3 (``lib/``, including ``thebe.css``) and require.js from
   ``node_modules/`` (``make assets``) into ``_static/live-code/`` when the
   build finishes, so the page never fetches them from another host;
-* drops sphinx-thebe's scripts and page configuration, and writes its own
-  per-page configuration (kernel, notebook path, Binder repository) as JSON;
+* keeps sphinx-thebe (which jupyter-book loads for the launch button) from
+  adding its loader and page configuration (:func:`disconnect_sphinx_thebe`),
+  and writes its own per-page configuration (kernel, notebook path, Binder
+  repository) as JSON;
 * sets ``SELFATTENTION_STATIC=1`` for the notebooks the build executes, so
   that ``selfattention.widgets.explore()`` returns a still figure in the
   static pages (no dead sliders, no widget state with random ids);
@@ -27,6 +29,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import sphinx_thebe
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
@@ -41,8 +44,12 @@ ASSET_DIR = "live-code"
 NPM_ASSETS = (("thebe", "lib", "thebe"), ("requirejs", "require.js", "."))
 #: Read by ``selfattention.widgets.is_static`` (kept in sync by tests/test_widgets.py).
 STATIC_ENV = "SELFATTENTION_STATIC"
-#: Markers of sphinx-thebe's own scripts and configuration, which this replaces.
-SPHINX_THEBE_MARKERS = ("THEBE_JS_URL", "sphinx-thebe.js", "text/x-thebe-config", "kernelName =")
+#: sphinx-thebe's listeners that this extension replaces: the one that adds its
+#: loader (thebe 0.8.2 from a CDN, Binder only) and the one that adds its page configuration.
+SPHINX_THEBE_LISTENERS = {
+    "env-before-read-docs": sphinx_thebe.init_thebe_core,
+    "doctree-resolved": sphinx_thebe.update_thebe_context,
+}
 
 
 def _unwanted(relative: str) -> bool:
@@ -59,6 +66,23 @@ def copy_assets(app: Sphinx, exception: Exception | None) -> None:
     target = Path(app.outdir) / "_static" / ASSET_DIR
     for package, name, dest in NPM_ASSETS:
         copy_asset(NODE_MODULES / package / name, target / dest, excluded=_unwanted)
+
+
+def disconnect_sphinx_thebe(app: Sphinx) -> None:
+    """Keep sphinx-thebe from adding its loader and page configuration, which this extension replaces.
+
+    A workaround: sphinx-thebe has no option to leave them out, and
+    jupyter-book loads it whenever the launch button is on. So its two
+    listeners (:data:`SPHINX_THEBE_LISTENERS`) are disconnected before they
+    run; its stylesheet and static files stay.
+    """
+    for event, handler in SPHINX_THEBE_LISTENERS.items():
+        ids = [listener.id for listener in app.events.listeners[event] if listener.handler == handler]
+        if not ids:
+            raise ExtensionError(f"live_code: sphinx-thebe's {handler.__name__} is not connected to "
+                                 f"{event}; update disconnect_sphinx_thebe for this sphinx-thebe")
+        for listener_id in ids:
+            app.disconnect(listener_id)
 
 
 def _kernel_name(app: Sphinx, docname: str) -> str | None:
@@ -91,27 +115,13 @@ def page_config(app: Sphinx, docname: str) -> dict[str, Any]:
     }
 
 
-def replace_page_config(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """Swap sphinx-thebe's page configuration for this extension's JSON."""
-    for node in list(doctree.findall(nodes.raw)):
-        if any(marker in node.astext() for marker in SPHINX_THEBE_MARKERS):
-            node.parent.remove(node)
+def add_page_config(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Write the page's configuration for ``live-code.js`` as JSON (notebook pages only)."""
     if _kernel_name(app, docname) is None:
         return
     text = json.dumps(page_config(app, docname), sort_keys=True).replace("</", "<\\/")
     html = f'<script type="application/json" id="live-code-config">{text}</script>\n'
     doctree.append(nodes.raw("", html, format="html"))
-
-
-def drop_sphinx_thebe_scripts(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    """Remove sphinx-thebe's loader, which would fetch thebe 0.8.2 from a CDN."""
-    scripts = context.get("script_files", [])
-    scripts[:] = [s for s in scripts if not _is_sphinx_thebe(s)]
-
-
-def _is_sphinx_thebe(script: Any) -> bool:
-    text = f"{getattr(script, 'filename', script)} {getattr(script, 'attributes', {}).get('body', '')}"
-    return any(marker in text for marker in SPHINX_THEBE_MARKERS)
 
 
 def mark_static_build(app: Sphinx, config) -> None:
@@ -125,12 +135,12 @@ def add_static_path(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", mark_static_build)
+    app.setup_extension("sphinx_thebe")
+    # Every extension is set up by now, and sphinx-thebe's listeners have not run yet.
+    app.connect("builder-inited", disconnect_sphinx_thebe)
     app.connect("builder-inited", add_static_path)
     app.add_js_file("live-code.js", loading_method="defer")
     app.add_css_file("live-code.css")
-    # After sphinx-thebe (priority 500) has added its configuration nodes.
-    app.connect("doctree-resolved", replace_page_config, priority=600)
-    # Before any check of the page's assets (site_build runs at 999).
-    app.connect("html-page-context", drop_sphinx_thebe_scripts, priority=100)
+    app.connect("doctree-resolved", add_page_config)
     app.connect("build-finished", copy_assets)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

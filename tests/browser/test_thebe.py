@@ -22,6 +22,8 @@ PAGE = "book/smoothing.html"
 LAUNCH_TIMEOUT = 120_000  # ms: a cold kernel on a busy 2-core machine
 RUN_TIMEOUT = 60_000
 KERNEL_STDOUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]'
+# Where thebe's bundle fetches require.js from before it renders a widget.
+REQUIREJS_ON_CDN = re.compile(r"https://cdnjs\.cloudflare\.com/ajax/libs/require\.js/[^'\"\s]+")
 
 
 def origin(url: str) -> str:
@@ -109,6 +111,17 @@ def test_explore_slider_redraws_the_plot(live_page):
     assert target.locator(".widget-readout").nth(1).inner_text() != "0.005"
 
 
+def test_thebe_gets_require_js_from_the_site(live_page, site_dir):
+    """thebe fetches require.js from one fixed CDN address (it has no option for it):
+    ``serveRequireJsLocally`` in live-code.js answers that fetch with the site's copy."""
+    assets = site_dir / "_static" / "live-code"
+    addresses = set(REQUIREJS_ON_CDN.findall((assets / "thebe" / "index.js").read_text()))
+    assert len(addresses) == 1, addresses
+    served = live_page.evaluate("url => fetch(url).then(response => response.text())", addresses.pop())
+    assert served == (assets / "require.js").read_text()
+    assert live_page.external_requests == []
+
+
 def test_no_request_left_the_two_servers(live_page):
     assert live_page.external_requests == []
 
@@ -164,7 +177,6 @@ def test_static_page_has_a_still_figure_and_no_widget_state(site_dir):
     assert "widget-state+json" not in html and "widget-view+json" not in html
     figure = re.search(r'<figure[^>]*id="fig-smoothing-explore".*?</figure>', html, re.S)
     assert figure and "<img" in figure.group(0)
-
 
 
 def test_sphinx_thebe_loader_is_replaced(site_dir):
