@@ -11,7 +11,7 @@ VENV_STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 SITE := _build/html
 
-.PHONY: help venv assets browser build test test-unit test-browser bench live lock clean
+.PHONY: help venv assets browser build lint test test-unit test-browser bench live lock clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -40,13 +40,16 @@ browser: ## Make sure a Chromium is available for the browser tests
 build: $(VENV_STAMP) $(NPM_STAMP) ## Build the site into _build/html (warnings are errors)
 	$(BIN)/jupyter-book build . --builder html --warningiserror --nitpick --keep-going
 
-test-unit: $(VENV_STAMP) ## Run the package tests
+lint: $(VENV_STAMP) ## Check the code with ruff (configured in pyproject.toml)
+	$(BIN)/ruff check
+
+test-unit: $(VENV_STAMP) ## Run the fast tests (no browser, no book build)
 	$(BIN)/pytest -m "not browser and not slow"
 
 test-browser: build browser ## Run the browser tests against the built site
 	$(BIN)/pytest -m "browser or slow"
 
-test: test-unit test-browser ## Run every test (builds the book)
+test: lint test-unit test-browser ## Run ruff, then every test (builds the book)
 
 # tools/, benchmarks/ and _ext/ are imported from the repository root: `python -m` puts it on sys.path.
 bench: $(VENV_STAMP) $(NPM_STAMP) browser ## Run the benchmarks and rewrite benchmarks/results.md

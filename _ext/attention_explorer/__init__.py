@@ -28,7 +28,9 @@ from __future__ import annotations
 import base64
 import functools
 import html
+from collections.abc import Callable
 from pathlib import Path
+from typing import ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -52,7 +54,7 @@ class AttentionExplorer(SphinxDirective):
     """The ``attention-explorer`` directive; see the module docstring."""
 
     has_content = False
-    option_spec = {
+    option_spec: ClassVar[dict[str, Callable]] = {
         "n": directives.positive_int,
         "sigma": float,
         "temperature": float,
