@@ -8,15 +8,17 @@ only talk to Binder. It
   ``node_modules/`` (``make assets``) into ``_static/live-code/`` when the
   build finishes, so the page never fetches them from another host;
 * keeps sphinx-thebe (which jupyter-book loads for the launch button) from
-  adding its loader and page configuration (:func:`disconnect_sphinx_thebe`),
-  and writes its own per-page configuration (kernel, notebook path, Binder
-  repository) as JSON;
+  adding its loader and page configuration (:func:`disconnect_sphinx_thebe`), and writes its own
+  per-page configuration (kernel, notebook path, Binder repository) as JSON;
 * sets ``SELFATTENTION_STATIC=1`` for the notebooks the build executes, so
   that ``selfattention.widgets.explore()`` returns a still figure in the
   static pages (no dead sliders, no widget state with random ids);
 * adds ``live-code.js``, which bootstraps thebe with explicit options for
   Binder (the default) or for a Jupyter server named in the page URL's
   fragment (``#jupyter=<url>&token=<token>``; ``make live`` prints such a URL).
+  thebe fetches require.js from a fixed CDN address (no option changes it):
+  the script's ``serveRequireJsLocally`` answers that one fetch with the
+  site's copy.
 
 Nothing secret is written into the built pages: the token only ever travels
 in the URL fragment, which the browser does not send to the static server.
@@ -40,8 +42,8 @@ HERE = Path(__file__).resolve().parent
 NODE_MODULES = HERE.parents[1] / "node_modules"
 #: Where the copied assets live in the built site, under ``_static/``.
 ASSET_DIR = "live-code"
-#: npm files copied into ``_static/live-code/``: (package, file or directory, target directory).
-NPM_ASSETS = (("thebe", "lib", "thebe"), ("requirejs", "require.js", "."))
+#: npm files copied into ``_static/live-code/``: (package, file or directory, target).
+NPM_ASSETS = (("thebe", "lib", "thebe"), ("requirejs", "require.js", "require.js"))
 #: Read by ``selfattention.widgets.is_static`` (kept in sync by tests/test_widgets.py).
 STATIC_ENV = "SELFATTENTION_STATIC"
 #: sphinx-thebe's listeners that this extension replaces: the one that adds its
@@ -65,7 +67,9 @@ def copy_assets(app: Sphinx, exception: Exception | None) -> None:
         raise ExtensionError(f"live_code: no {NODE_MODULES}/thebe: run `make assets`")
     target = Path(app.outdir) / "_static" / ASSET_DIR
     for package, name, dest in NPM_ASSETS:
-        copy_asset(NODE_MODULES / package / name, target / dest, excluded=_unwanted)
+        source = NODE_MODULES / package / name
+        # copy_asset copies a directory onto a directory, a file into one.
+        copy_asset(source, target / (dest if source.is_dir() else Path(dest).parent), excluded=_unwanted)
 
 
 def disconnect_sphinx_thebe(app: Sphinx) -> None:
@@ -135,10 +139,10 @@ def add_static_path(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", mark_static_build)
+    app.connect("builder-inited", add_static_path)
     app.setup_extension("sphinx_thebe")
     # Every extension is set up by now, and sphinx-thebe's listeners have not run yet.
     app.connect("builder-inited", disconnect_sphinx_thebe)
-    app.connect("builder-inited", add_static_path)
     app.add_js_file("live-code.js", loading_method="defer")
     app.add_css_file("live-code.css")
     app.connect("doctree-resolved", add_page_config)
