@@ -12,8 +12,9 @@ bare local page) answers a series of slider changes; each change is an
   wait for the next animation frame the redraws are coalesced into (the
   events come at varied phases of the frame, as a drag's do).
 
-The "best tau" button's leave-one-out search is timed too. The temperature slider sweeps its whole range (wide kernels are the slowest);
-the noise slider moves at the book's default temperature. Medians (and 90th
+The "best tau" button's leave-one-out search is timed too. The temperature
+slider sweeps its whole range (wide kernels are the slowest); the noise
+slider moves at the book's default temperature. Medians (and 90th
 percentiles) are reported; the target is a redraw under 16 ms (one frame) at
 the largest N.
 """
@@ -22,12 +23,13 @@ from __future__ import annotations
 
 import shutil
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
-import benchmarks
-from benchmarks import ROOT
+from _ext import attention_explorer as ext
+from tools import chromium
+from tools.servers import StaticServer
+
 CHANGES = 80
 TARGET_MS = 16.0
 
@@ -74,11 +76,6 @@ BEST = """([n, count]) => {
 
 def write_page(directory: Path) -> None:
     """A bare page holding one explorer, with the extension's own assets."""
-    sys.path.insert(0, str(ROOT / "_ext"))
-    try:
-        import attention_explorer as ext
-    finally:
-        sys.path.remove(str(ROOT / "_ext"))
     from selfattention.interactive.explorer_data import explorer_json
 
     data_json = explorer_json()
@@ -97,7 +94,7 @@ def measure(url: str, sizes) -> dict:
 
     results = {}
     with sync_playwright() as pw:
-        browser = benchmarks.launch_chromium(pw)
+        browser = chromium.launch(pw)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(url, wait_until="load")
@@ -124,7 +121,7 @@ def main() -> str:
     sizes = (100, 500, defaults.N_RANGE[1])
     with tempfile.TemporaryDirectory(prefix="bench-explorer-") as tmp:
         write_page(Path(tmp))
-        server = benchmarks.live().StaticServer(Path(tmp))
+        server = StaticServer(Path(tmp))
         try:
             results = measure(f"{server.url}/index.html", sizes)
         finally:

@@ -10,12 +10,12 @@ Medians over repeated runs are reported.
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
-from pathlib import Path
 
+from tools import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "book" / "kernel-regression.md"
 TARGET_S = 20.0
 RUNS = 3
@@ -53,7 +53,7 @@ def main() -> str:
     rows = []
     for n in (100, 500, 1000):
         p, _, y = sa.noisy_sine(n, 0.3, rng=1)
-        rows.append(f"| {n} | {1000 * median_time(lambda: sa.choose_temperature(y, p)):.0f} |")
+        rows.append(f"| {n} | {1000 * median_time(functools.partial(sa.choose_temperature, y, p)):.0f} |")
     verdict = "meets" if statistics.median(chapter) < TARGET_S else "MISSES"
     return "\n".join([
         f"Chapter 7 executed {RUNS} times in a fresh kernel (myst-nb reader + nbclient, kernel start included): "

@@ -1,13 +1,14 @@
-"""Build the book in a copy of the working tree (for the slow tests and ``make bench``).
+"""Build the book in a copy of the working tree, or a tiny book, for the slow tests and ``make bench``.
 
-Not part of the Sphinx extension. A copy holds the files git would commit
-(tracked and untracked-but-not-ignored, as they are on disk now), with
-``.venv`` and ``node_modules`` linked to the original's, so a build there is
-a clean ``make build`` of the current sources that never touches the
-original's ``_build/``. Usage::
+A copy holds the files git would commit (tracked and untracked-but-not-ignored,
+as they are on disk now), with ``.venv`` and ``node_modules`` linked to the
+original's, so a build there is a clean ``make build`` of the current sources
+that never touches the original's ``_build/``. Usage::
 
-    copy = copy_tree(ROOT, tmp_path / "a")
-    result = build(copy)             # make build, in the copy
+    from tools import ROOT, workcopy
+
+    copy = workcopy.copy_tree(ROOT, tmp_path / "a")
+    result = workcopy.build(copy)    # make build, in the copy
     result.ok, result.seconds, result.executed   # {"book/smoothing.md", ...}
 """
 
@@ -21,10 +22,13 @@ import subprocess
 import time
 from pathlib import Path
 
+from tools import toc
+
 LINKED = (".venv", "node_modules")  # installed dependencies, shared with the original
 STAMPS = (".venv/.installed", "node_modules/.installed")  # `make` must not reinstall them
-EXECUTED = re.compile(r"^(?P<path>\S+?): Executed notebook in", re.M)
-SITE = Path("_build") / "html"
+EXECUTED = re.compile(r"^(?P<path>\S+?): Executed notebook in (?P<seconds>[\d.]+) seconds", re.M)
+#: ``SOURCE_DATE_EPOCH`` of the copies' builds: any fixed time makes two builds comparable.
+EPOCH = "0"
 
 
 @dataclasses.dataclass
@@ -32,11 +36,16 @@ class BuildResult:
     returncode: int
     seconds: float
     log: str
-    executed: set[str]  # sources (relative to the copy) whose notebook was run
+    execution_seconds: dict[str, float]  # {source relative to the copy: seconds its notebook ran}
 
     @property
     def ok(self) -> bool:
         return self.returncode == 0
+
+    @property
+    def executed(self) -> set[str]:
+        """The sources (relative to the copy) whose notebook was executed."""
+        return set(self.execution_seconds)
 
 
 def source_files(root: Path) -> list[str]:
@@ -57,13 +66,7 @@ def copy_tree(root: Path, target: Path) -> Path:
     return target
 
 
-def commit_time(root: Path) -> str:
-    """``SOURCE_DATE_EPOCH`` for the copy: the original's last commit time."""
-    return subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=root,
-                          capture_output=True, text=True, check=True).stdout.strip()
-
-
-def build(copy: Path, *, source_date_epoch: str, timeout: float = 1200) -> BuildResult:
+def build(copy: Path, *, source_date_epoch: str = EPOCH, timeout: float = 1200) -> BuildResult:
     """Run ``make build`` in ``copy``; the kernels import the copy's ``src/``."""
     env = {**os.environ, "SOURCE_DATE_EPOCH": source_date_epoch, "PYTHONPATH": str(copy / "src")}
     env.pop("MAKEFLAGS", None)
@@ -72,8 +75,8 @@ def build(copy: Path, *, source_date_epoch: str, timeout: float = 1200) -> Build
     done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
     seconds = time.perf_counter() - start
     log = done.stdout + done.stderr
-    executed = {_relative(m["path"], copy) for m in EXECUTED.finditer(log)}
-    return BuildResult(done.returncode, seconds, log, executed)
+    execution = {_relative(m["path"], copy): float(m["seconds"]) for m in EXECUTED.finditer(log)}
+    return BuildResult(done.returncode, seconds, log, execution)
 
 
 def _relative(path: str, copy: Path) -> str:
@@ -103,10 +106,10 @@ def first_difference(bytes_a: bytes, bytes_b: bytes) -> str:
     try:
         lines_a, lines_b = bytes_a.decode().splitlines(), bytes_b.decode().splitlines()
     except UnicodeDecodeError:
-        offset = next((i for i, (x, y) in enumerate(zip(bytes_a, bytes_b)) if x != y),
+        offset = next((i for i, (x, y) in enumerate(zip(bytes_a, bytes_b, strict=False)) if x != y),
                       min(len(bytes_a), len(bytes_b)))
         return f"binary files differ from byte {offset}"
-    for number, (x, y) in enumerate(zip(lines_a, lines_b), start=1):
+    for number, (x, y) in enumerate(zip(lines_a, lines_b, strict=False), start=1):
         if x != y:
             return f"line {number}: {x[:200]!r} != {y[:200]!r}"
     return f"one has {len(lines_a)} lines, the other {len(lines_b)}"
@@ -143,6 +146,5 @@ def tiny_book(root: Path, target: Path, chapters: dict[str, str]) -> Path:
     (target / "book" / "index.md").write_text("# A tiny book\n\n```{tableofcontents}\n```\n")
     for name, body in chapters.items():
         (target / "book" / f"{name}.md").write_text(NOTEBOOK_HEADER + body)
-    toc = "format: jb-book\nroot: book/index\nchapters:\n"
-    (target / "_toc.yml").write_text(toc + "".join(f"  - file: book/{n}\n" for n in chapters))
+    toc.write(target / "_toc.yml", "book/index", [f"book/{name}" for name in chapters])
     return target

@@ -1,30 +1,26 @@
 """The execution cache never serves results computed by old code.
 
 jupyter-cache keys a notebook on its cells' source only; the ``site_build``
-extension adds the package sources and the pinned requirements to the key
-(``_ext/site_build/freshness.py``). What each rebuild executes is read from
-the build log ("<path>: Executed notebook in ...").
+extension (``_ext/site_build/freshness.py``) makes every page depend on the
+package sources and the pinned requirements, and empties the cache when they
+change. What each rebuild executes is read from the build log
+("<path>: Executed notebook in ...").
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "_ext"))
-from site_build import workcopy  # noqa: E402
+from tools import ROOT, SITE, workcopy
 
 pytestmark = pytest.mark.slow
-
-EPOCH = "0"
 
 
 def rebuild(copy: Path) -> set[str]:
     """Build ``copy`` again; the sources whose notebooks were executed."""
-    result = workcopy.build(copy, source_date_epoch=EPOCH)
+    result = workcopy.build(copy)
     assert result.ok, result.log[-3000:]
     return result.executed
 
@@ -47,7 +43,7 @@ def test_the_book_reruns_exactly_what_changed(tmp_path):
     add_code_cell(copy / chapter, "1 + 1  # an edit to one chapter")
     assert rebuild(copy) == {chapter}
 
-    append(copy / "src" / "selfattention" / "defaults.py", "\n# an edit to the package\n")
+    append(copy / "src" / "selfattention" / "__init__.py", "\n# an edit to the package\n")
     assert rebuild(copy) == clean, "an edit to src/ did not re-run every notebook"
 
 
@@ -61,7 +57,7 @@ def test_an_edit_to_the_package_shows_in_the_next_build(tmp_path):
     package = book / "src" / "tinypkg" / "__init__.py"
     package.parent.mkdir(parents=True)
     package.write_text(PACKAGE.format(value=1))
-    page = book / workcopy.SITE / "book" / "reads.html"
+    page = book / SITE / "book" / "reads.html"
     everything = {"book/reads.md", "book/other.md"}
 
     assert rebuild(book) == everything
