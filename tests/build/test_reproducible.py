@@ -70,7 +70,8 @@ def test_a_copys_own_venv_finds_the_theme_at_the_copys_path(tmp_path):
     found = subprocess.run([copy / ".venv" / "bin" / "python", "-c",
                             "import sys, sphinx_book_theme, selfattention; "
                             "print(sys.prefix, sphinx_book_theme.get_html_theme_path(), selfattention.__file__)"],
-                           capture_output=True, text=True, check=True).stdout.split()
+                           capture_output=True, text=True, check=True,
+                           env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}).stdout.split()
     assert all(path.startswith(f"{copy}/") for path in found), found
     assert (copy / ".venv" / "bin" / "jupyter-book").read_text().startswith(f"#!{copy}/.venv/bin/python")
     assert script.read_bytes() == original, "the original environment is left as it was"

@@ -177,7 +177,7 @@ def test_no_symbol_takes_a_second_meaning(what, pattern):
 
 def assigned(math: str, to: str) -> set[str]:
     """The letters set equal to ``to`` (a regex) in ``math``: ``f(p) = \\sin ...`` gives {"f"}."""
-    return set(re.findall(rf"(?<![\\a-zA-Z])([A-Za-z])(?:_\{{?[ij]\}}?)?(?:\(p(?:_[ij])?\))?\s*=\s*{to}", math))
+    return set(re.findall(rf"(?<![\\a-zA-Z])([A-Za-z])'?(?:_\{{?[ij]\}}?)?(?:\(p(?:_[ij])?\))?\s*=\s*{to}", math))
 
 
 def test_the_ground_truth_and_the_noisy_sample_have_different_letters():
@@ -220,3 +220,4 @@ def test_the_checks_catch_what_they_retire():
         assert not any(second_meaning(pattern, math) for math in new), pattern
     assert assigned(r"y_i = \sin(2 \pi p_i), \qquad s_i = y_i + \sigma z_i", r"\\sin") == {"y"}
     assert assigned(r"s_i = y_i + \sigma z_i", r"[^=]*?\\sigma\s*z") == {"s"}
+    assert assigned(r"s'_i = f(p_i) + \sigma z'_i", r"[^=]*?\\sigma\s*z") == {"s"}, "a primed sample is still s"
