@@ -80,7 +80,7 @@ def own_venv(copy: Path, root: Path) -> Path:
     venv, source = copy / ".venv", (root / ".venv").resolve()
     if venv.is_symlink():
         venv.unlink()
-    shutil.copytree(source, venv, symlinks=True, copy_function=os.link)
+    shutil.copytree(source, venv, symlinks=True, copy_function=_link_or_copy)
     old, new = str(source.parent).encode(), str(copy.resolve()).encode()  # the project it was made in
     for path in [*(venv / "bin").iterdir(), *venv.glob("lib/python*/site-packages/*.pth")]:
         if path.is_file() and not path.is_symlink() and old in (data := path.read_bytes()):
@@ -89,6 +89,14 @@ def own_venv(copy: Path, root: Path) -> Path:
             path.write_bytes(data.replace(old, new))
             path.chmod(mode)
     return venv
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    """A hard link, or a copy where the two paths are on different file systems."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
 
 
 def build(copy: Path, *, source_date_epoch: str = EPOCH, timeout: float = 1200) -> BuildResult:
