@@ -35,8 +35,10 @@ def unit_noise(n, rng=None) -> np.ndarray:
 def noisy_sine(n, sigma, *, periods=1, rng=None):
     r"""A sine sampled at ``n`` evenly spaced positions, plus Gaussian noise.
 
-    .. math:: y_i = \sin(2 \pi f p_i) + \sigma z_i, \qquad
+    .. math:: s_i = f(p_i) + \sigma z_i, \qquad f(p) = \sin(2 \pi \cdot \text{periods} \cdot p), \qquad
         p_i = \frac{i}{n - 1},\quad z_i \sim \mathcal N(0, 1)
+
+    (0-based ``i``).
 
     Parameters
     ----------
@@ -45,7 +47,7 @@ def noisy_sine(n, sigma, *, periods=1, rng=None):
     sigma : float
         Noise standard deviation, ``>= 0``.
     periods : float
-        Number of periods ``f`` of the sine on ``[0, 1]``.
+        Number of periods of the sine on ``[0, 1]``.
     rng : int, numpy.random.Generator or None
         Seed or generator for the noise.
 

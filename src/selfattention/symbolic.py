@@ -106,7 +106,7 @@ def symbolic_score(W_Q=None, W_K=None):
     Returns
     -------
     terms : list of sympy.Expr
-        ``q_i[d] * k_j[d]`` for each dimension ``d``: one term of the
+        ``q_i[r] * k_j[r]`` for each dimension ``r``: one term of the
         expansion per dimension.
     expanded : sympy.Expr
         Their sum, expanded.
@@ -114,9 +114,30 @@ def symbolic_score(W_Q=None, W_K=None):
         The same score, factored (``-(p_i - p_j)**2`` for the package's head).
     """
     q, k = symbolic_projections(W_Q, W_K)
-    terms = [sp.expand(q[d] * k[d]) for d in range(q.shape[1])]
+    terms = [sp.expand(q[r] * k[r]) for r in range(q.shape[1])]
     expanded = sp.expand(sum(terms, sp.Integer(0)))
     return terms, expanded, sp.factor(expanded)
+
+
+def score_offset(W_Q=None, W_K=None) -> sp.Expr:
+    r"""What the score adds to the negative squared distance, simplified.
+
+    .. math:: q_i \cdot k_j + (p_i - p_j)^2
+
+    0 for the package's head; ``p_i**2`` for its ``d_k = 2`` variant, a term
+    of the query alone, which the softmax of row ``i`` ignores.
+
+    Parameters
+    ----------
+    W_Q, W_K : array_like, shape (4, d_k), optional
+        As for :func:`symbolic_projections`.
+
+    Returns
+    -------
+    sympy.Expr
+    """
+    _, expanded, _ = symbolic_score(W_Q, W_K)
+    return sp.simplify(expanded + (p_i - p_j) ** 2)
 
 
 def is_negative_squared_distance(W_Q=None, W_K=None) -> bool:
@@ -131,8 +152,7 @@ def is_negative_squared_distance(W_Q=None, W_K=None) -> bool:
     -------
     bool
     """
-    _, expanded, _ = symbolic_score(W_Q, W_K)
-    return sp.simplify(expanded + (p_i - p_j) ** 2) == 0
+    return score_offset(W_Q, W_K) == 0
 
 
 def numeric_score_error(positions, signal=None) -> float:

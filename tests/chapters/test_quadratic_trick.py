@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from selfattention import symbolic
+from selfattention import defaults, symbolic
 
 STEM = "quadratic-trick"
 
@@ -34,3 +34,22 @@ def test_four_times_the_temperature_doubles_the_width(chapter):
 
 def test_the_profiled_query_is_in_the_middle(chapter):
     assert chapter.glued["trick-row-position"] == pytest.approx(0.5, abs=1 / chapter.glued["trick-n"])
+
+
+def test_each_query_is_perpendicular_to_its_own_key_yet_wins_its_row(chapter):
+    ns = chapter.namespace
+    Q, K = ns["X"] @ ns["W_Q"], ns["X"] @ ns["W_K"]  # (N, 3)
+    E = Q @ K.T  # (N, N)
+    assert chapter.glued["trick-self-score"] == np.max(np.abs(np.diag(E))) < 1e-14  # q_i . k_i = 0
+    assert np.all(np.linalg.norm(Q, axis=1) > 0.9) and np.all(np.linalg.norm(K, axis=1) > 0.9), "neither is zero"
+    off_diagonal = ~np.eye(len(E), dtype=bool)
+    assert np.all(E[off_diagonal] < 0)
+    np.testing.assert_array_equal(E.argmax(axis=1), np.arange(len(E)))
+
+
+def test_dropping_the_query_only_dimension_changes_no_weight(chapter):
+    ns = chapter.namespace
+    assert ns["W_Q2"].shape == ns["W_K2"].shape == (4, 2)
+    assert symbolic.score_offset(ns["W_Q2"], ns["W_K2"]) == symbolic.p_i**2, "a term of the query alone"
+    assert chapter.glued["trick-dk2-gap"] < 1e-12, "rounding error"
+    assert ns["weights_three"].shape == (defaults.N, defaults.N)

@@ -15,6 +15,7 @@ import re
 import pytest
 from chapters.book import (
     BOOK,
+    FENCE,
     GLUE_FIGURE,
     GLUE_ROLE,
     NUMREF,
@@ -99,6 +100,25 @@ def test_every_number_in_the_prose_is_glued_or_stated_by_the_package(stem, chapt
     for number, stated in allowed.items():
         if stated is not None:
             assert float(number) == stated(chapter_run(stem)), f"{stem} says {number}"
+
+
+#: How the book is built and tested: the subject of book/checking.md, not of the chapters.
+BUILD_PROSE = re.compile(r"\b(?:test\s+suite|the\s+tests?|tested|pytest|CI|continuous\s+integration|glue"
+                         r"|warnings?\s+(?:is|are|as)\s+(?:an\s+)?errors?|when\s+the\s+(?:book|site)\s+(?:is|was)\s+built"
+                         r"|make\s+(?:build|test))\b", re.I)
+
+
+@pytest.mark.parametrize("stem", sorted(set(STEMS) - {"checking"}))
+def test_pages_teach_the_math_and_leave_the_build_to_the_appendix(stem):
+    """Sentences about the build and the tests live in "How this book is checked"; a page links it at most once."""
+    text = FENCE.sub("", source(stem))
+    words = re.sub(r"\{[\w:-]+\}`[^`]*`", "", text)  # roles ({glue:text}`...`) are markup, not prose
+    assert not BUILD_PROSE.findall(words), f"{stem}: {BUILD_PROSE.findall(words)}"
+    assert len(re.findall(r"\{doc\}`checking`", text)) <= 1
+
+
+def test_the_introduction_links_the_appendix_once():
+    assert re.findall(r"\{doc\}`checking`", source("introduction")) == ["{doc}`checking`"]
 
 
 @pytest.mark.parametrize("stem", STEMS)

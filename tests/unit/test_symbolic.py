@@ -38,6 +38,13 @@ def test_derivation_uses_the_package_matrices(monkeypatch):
     assert not symbolic.is_negative_squared_distance()
 
 
+def test_the_d_k_2_score_is_off_by_a_term_of_the_query_alone():
+    W_Q, W_K, _ = sa.gaussian_head_weights(d_k=2)
+    assert symbolic.score_offset(W_Q, W_K) == symbolic.p_i**2
+    assert symbolic.score_offset() == 0
+    assert not symbolic.is_negative_squared_distance(W_Q, W_K)
+
+
 def test_a_doubled_cross_term_is_caught():
     W_Q, W_K, _ = sa.gaussian_head_weights()
     W_K = W_K.copy()
