@@ -6,6 +6,8 @@ Randomness always comes from an ``rng`` argument (a seed or a
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ._validation import as_count, as_nonnegative_scalar
@@ -62,3 +64,44 @@ def noisy_sine(n, sigma, *, periods=1, rng=None):
     clean = np.sin(2 * np.pi * periods * positions)
     noisy = clean + sigma * unit_noise(n, rng)
     return positions, clean, noisy
+
+
+def step_sine(n, sigma, *, jump=1.5, at=0.5, rng=None):
+    r"""A sine with a jump of height ``jump`` at position ``at``, plus Gaussian noise.
+
+    .. math:: f(p) = \sin(2 \pi p) + J\,[p \ge p_J], \qquad
+        s_i = f(p_i) + \sigma z_i, \quad p_i = \frac{i}{n - 1}
+
+    Parameters
+    ----------
+    n : int
+        Number of samples, at least 1.
+    sigma : float
+        Noise standard deviation, ``>= 0``.
+    jump : float
+        The height ``J`` of the jump (negative for a drop).
+    at : float
+        Its position ``p_J``: samples at ``p >= at`` are raised by ``jump``.
+    rng : int, numpy.random.Generator or None
+        Seed or generator for the noise.
+
+    Returns
+    -------
+    positions : ndarray, shape (n,)
+    clean : ndarray, shape (n,)
+    noisy : ndarray, shape (n,)
+    """
+    n = as_count(n, "n")
+    sigma = as_nonnegative_scalar(sigma, "sigma")
+    jump, at = _as_real(jump, "jump"), _as_real(at, "at")
+    positions = np.linspace(0.0, 1.0, n)
+    clean = np.sin(2 * np.pi * positions) + jump * (positions >= at)
+    noisy = clean + sigma * unit_noise(n, rng)
+    return positions, clean, noisy
+
+
+def _as_real(x, name: str) -> float:
+    """``x`` as a float after checking it is a finite real number (of either sign)."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not np.isfinite(x):
+        raise ValueError(f"{name} must be a finite real number, got {x!r}")
+    return float(x)
