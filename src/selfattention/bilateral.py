@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_array, as_positive_scalar, same_length
+from ._validation import as_positive_scalar
 from .core import attention
-from .head import gaussian_head_weights
+from .head import gaussian_head_weights, positional_features
 
 #: Names of the five input features, in column order.
 FEATURES = ("s", "s^2", "p", "p^2", "1")
@@ -40,12 +40,8 @@ def content_features(signal, positions) -> np.ndarray:
     X : ndarray, shape (n, 5)
         Columns ``[s, s**2, p, p**2, 1]``.
     """
-    s = as_array(signal, "signal", ndim=1)
-    p = as_array(positions, "positions", ndim=1)
-    same_length(s, p, "signal", "positions")
-    if s.size == 0:
-        raise ValueError("signal must hold at least one value")
-    return np.column_stack([s, s**2, p, p**2, np.ones_like(p)])  # (n, 5)
+    X = positional_features(signal, positions)  # (n, 4): [s, p, p^2, 1], checked
+    return np.insert(X, 1, X[:, 0] ** 2, axis=1)  # (n, 5)
 
 
 def _route(rows) -> np.ndarray:

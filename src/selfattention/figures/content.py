@@ -1,0 +1,115 @@
+"""Figures of the chapter on attention that looks at content. They draw data they are given."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._style import COLORS, draw_weights, new_figure
+
+
+def _shade_near(ax, jump, width):
+    ax.axvspan(jump - width, jump + width, color=COLORS["muted"], alpha=0.2, lw=0, label="near the jump")
+
+
+def _signal_panel(ax, positions, clean, noisy, outputs, jump, width):
+    """Ground truth, samples, and one or more outputs, with the region near the jump shaded."""
+    _shade_near(ax, jump, width)
+    ax.plot(positions, clean, "--", color=COLORS["clean"], lw=1.2, label="ground truth $f(p)$")
+    ax.plot(positions, noisy, "o", color=COLORS["noisy"], ms=3, alpha=0.5, label="samples $s_i$")
+    colors = (COLORS["output"], COLORS["accent"])
+    for (label, output), color in zip(outputs.items(), colors, strict=False):
+        ax.plot(positions, output, "-", color=color, lw=2, label=label)
+    ax.set_xlabel("position $p$")
+    ax.set_ylabel("value")
+    ax.legend(loc="upper right", fontsize="x-small", framealpha=0.9)
+
+
+def plot_blur(positions, clean, noisy, output, *, jump, width):
+    """A step sine, its samples and the Gaussian head's output.
+
+    Parameters
+    ----------
+    positions, clean, noisy, output : ndarray, shape (n,)
+    jump : float
+        Where the signal jumps.
+    width : float
+        Tokens closer than this to the jump are shaded as "near the jump".
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(7.0, 3.4)
+    _signal_panel(fig.subplots(), positions, clean, noisy, {"Gaussian head": output}, jump, width)
+    return fig
+
+
+def plot_two_heads(positions, clean, noisy, outputs, weights, *, jump, width, window=(0.3, 0.7)):
+    """Two heads on the same step sine: their outputs, and their attention matrices around the jump.
+
+    Parameters
+    ----------
+    positions, clean, noisy : ndarray, shape (n,)
+    outputs : dict of str -> ndarray, shape (n,)
+        Two heads' outputs, by name.
+    weights : dict of str -> ndarray, shape (n, n)
+        The same two heads' attention matrices.
+    jump, width : float
+        As in :func:`plot_blur`.
+    window : tuple of float
+        The range of positions (queries and keys) the attention matrices show.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(11.0, 3.6)
+    ax_s, *ax_w = fig.subplots(1, 3, width_ratios=(1.5, 1, 1))
+    _signal_panel(ax_s, positions, clean, noisy, outputs, jump, width)
+    inside = (positions >= window[0]) & (positions <= window[1])  # (n,)
+    for ax, (name, w) in zip(ax_w, weights.items(), strict=True):
+        draw_weights(ax, w[np.ix_(inside, inside)], positions[inside], title=f"{name}, near the jump")
+        ax.axhline(jump, color="white", ls=":", lw=0.8)
+        ax.axvline(jump, color="white", ls=":", lw=0.8)
+    ax_w[1].set_ylabel("")
+    return fig
+
+
+def plot_errors(errors, W_QK, labels):
+    """Errors of several heads near the jump and away from it, and a learned :math:`W_{QK}`.
+
+    Parameters
+    ----------
+    errors : dict of str -> dict
+        For each head, its ``{"near": rmse, "away": rmse}``.
+    W_QK : ndarray, shape (d, d)
+        The content-aware head's learned product :math:`W_Q W_K^\\top`.
+    labels : sequence of str, length d
+        The token features.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(11.0, 3.8)
+    ax_b, ax_m = fig.subplots(1, 2, width_ratios=(1.6, 1))
+    names = list(errors)
+    x = np.arange(len(names))
+    for offset, (region, color) in zip((-0.2, 0.2), (("near", COLORS["output"]), ("away", COLORS["noisy"])),
+                                       strict=True):
+        values = [errors[name][region] for name in names]
+        bars = ax_b.bar(x + offset, values, width=0.4, color=color, label=f"{region} the jump" if region == "near"
+                        else "away from it")
+        ax_b.bar_label(bars, fmt="%.2f", fontsize="x-small")
+    ax_b.set_xticks(x, labels=names, fontsize="small")
+    ax_b.set_ylabel("RMSE against $f$, held-out signals")
+    ax_b.legend(fontsize="small")
+    limit = np.abs(W_QK).max()
+    ax_m.imshow(np.sign(W_QK) * np.abs(W_QK) ** 0.5, cmap="RdBu_r", vmin=-limit**0.5, vmax=limit**0.5)
+    for (r, c), value in np.ndenumerate(W_QK):
+        ax_m.text(c, r, f"{value:.3g}", ha="center", va="center", fontsize="x-small",
+                  color="white" if abs(value) > 0.4 * limit else "black")
+    ax_m.set_xticks(range(len(labels)), labels=labels)
+    ax_m.set_yticks(range(len(labels)), labels=labels)
+    ax_m.set_title("learned $W_Q W_K^\\top$ (rows: query, columns: key)", fontsize="small")
+    return fig

@@ -1,0 +1,1 @@
+"""Experiments the chapters show: each a function with explicit arguments and rng, returning data."""
