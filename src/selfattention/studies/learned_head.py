@@ -18,6 +18,8 @@ from ..head import positional_features
 from ..kernel import DEFAULT_CANDIDATES, choose_temperature
 from ..learning import FitResult, fit_head, learned_head, token_features
 
+#: How far above the best engineered head's leave-one-out loss a learned head's may end, as a fraction.
+LOSS_TOLERANCE = 0.02
 #: Temperatures over which the ground-truth best temperature is located.
 TRUTH_TEMPERATURES = np.logspace(-4, -1, 61)
 
