@@ -129,19 +129,40 @@ def attention_loss_and_grad(W_Q, W_K, X, y, targets=None):
     """
     X, v, t = _data(X, y, targets)
     W_Q, W_K = _projections(W_Q, W_K, X.shape[-1])
+    return backprop(W_Q, W_K, X, v, t, masked=targets is None)
+
+
+def backprop(W_Q, W_K, X, v, t, *, masked):
+    r"""Forward and backward pass of the head, on checked and batched arrays.
+
+    Parameters
+    ----------
+    W_Q, W_K : ndarray, shape (d, d_k)
+    X : ndarray, shape (b, n, d)
+    v, t : ndarray, shape (b, n)
+        Values and targets.
+    masked : bool
+        Mask the diagonal: no token attends to itself.
+
+    Returns
+    -------
+    loss : float
+    dW_Q, dW_K : ndarray, shape (d, d_k)
+    """
     Q, K = X @ W_Q, X @ W_K  # (b, n, d_k) each
     E = Q @ K.transpose(0, 2, 1)  # (b, n, n): e_ij = q_i . k_j
-    if targets is None:
+    if masked:
         E[:, np.arange(E.shape[1]), np.arange(E.shape[1])] = -np.inf  # no token predicts itself
     E -= E.max(axis=-1, keepdims=True)
-    A = np.exp(E)  # (b, n, n)
+    A = np.exp(E, out=E)  # (b, n, n)
     A /= A.sum(axis=-1, keepdims=True)  # a_ij = softmax_j(e_ij)
     output = (A @ v[..., None])[..., 0]  # (b, n)
     error = output - t  # (b, n)
     dE = A * (v[:, None, :] - output[..., None])  # (b, n, n): a_ij (v_j - output_i)
     dE *= (2 * error / error.size)[..., None]  # dL/de_ij
-    dW_Q = X.reshape(-1, X.shape[-1]).T @ (dE @ K).reshape(-1, K.shape[-1])  # (d, d_k)
-    dW_K = X.reshape(-1, X.shape[-1]).T @ (dE.transpose(0, 2, 1) @ Q).reshape(-1, Q.shape[-1])  # (d, d_k)
+    X2 = X.reshape(-1, X.shape[-1])  # (b n, d)
+    dW_Q = X2.T @ (dE @ K).reshape(-1, K.shape[-1])  # (d, d_k) = sum over signals of X^T dL/dE K
+    dW_K = X2.T @ (dE.transpose(0, 2, 1) @ Q).reshape(-1, Q.shape[-1])  # (d, d_k)
     return float(np.mean(error**2)), dW_Q, dW_K
 
 
@@ -244,7 +265,7 @@ def fit_head(X, y, *, targets=None, d_k=3, steps=2000, learning_rate=0.1, init_s
     -------
     FitResult
     """
-    Xb, _, _ = _data(X, y, targets)
+    Xb, values, target = _data(X, y, targets)
     d_k, steps = as_count(d_k, "d_k"), as_count(steps, "steps")
     eta, scale = as_positive_scalar(learning_rate, "learning_rate"), as_positive_scalar(init_scale, "init_scale")
     if optimizer not in ("adam", "gd"):
@@ -262,7 +283,7 @@ def fit_head(X, y, *, targets=None, d_k=3, steps=2000, learning_rate=0.1, init_s
     for t in range(steps + 1):
         if t in wanted:
             kept[t] = (W[0].copy(), W[1].copy())
-        loss, *grads = attention_loss_and_grad(W[0], W[1], X, y, targets)
+        loss, *grads = backprop(W[0], W[1], Xb, values, target, masked=targets is None)
         if t == steps:
             return FitResult(W[0], W[1], losses, loss, kept)
         losses[t] = loss
