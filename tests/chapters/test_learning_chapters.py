@@ -269,6 +269,13 @@ def test_the_learned_head_has_the_bilateral_entries(step, heads):
         assert 1 / 1.5 < read[key] / engineered < 1.5, key
     W_QK = heads[1].W_Q @ heads[1].W_K.T
     assert W_QK[0, 2] > 0 and W_QK[0, 3] > 0, "s_i meets the key's position with positive entries"
+    centres = []
+    for s_i in (-1.0, 0.0, 2.0):  # a query in the middle (pt = 0) with a low, a middle and a high sample
+        x_i = np.array([s_i, s_i**2, 0.0, 0.0, 1.0])
+        lam1, lam2 = x_i @ W_QK[:, 2], x_i @ W_QK[:, 3]  # coefficients of pt_j and pt_j^2
+        assert lam2 < 0
+        centres.append(-lam1 / (2 * lam2))
+    assert centres == sorted(centres), "a higher sample moves the band toward larger positions"
 
 
 def test_sinusoidal_encodings_dot_products_depend_on_the_distance_only():
