@@ -10,14 +10,8 @@ BIN := $(VENV)/bin
 VENV_STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 SITE := _build/html
-# Builds of one commit are byte-identical: Sphinx dates the pages ("last updated",
-# copyright year) from the commit's time instead of today's.
-SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
-ifneq ($(SOURCE_DATE_EPOCH),)
-export SOURCE_DATE_EPOCH
-endif
 
-.PHONY: help venv assets browser build test test-unit test-browser bench live lock clean
+.PHONY: help venv assets browser build lint test test-unit test-browser bench live lock clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -41,22 +35,28 @@ browser: ## Make sure a Chromium is available for the browser tests
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else $(BIN)/playwright install chromium; fi
 
+# Builds of one commit are byte-identical: _ext/site_build dates the pages ("last updated",
+# copyright year) from the last commit's time (SOURCE_DATE_EPOCH, unless it is set).
 build: $(VENV_STAMP) $(NPM_STAMP) ## Build the site into _build/html (warnings are errors)
 	$(BIN)/jupyter-book build . --builder html --warningiserror --nitpick --keep-going
 
-test-unit: $(VENV_STAMP) ## Run the package tests
+lint: $(VENV_STAMP) ## Check the code with ruff (configured in pyproject.toml)
+	$(BIN)/ruff check
+
+test-unit: $(VENV_STAMP) ## Run the fast tests (no browser, no book build)
 	$(BIN)/pytest -m "not browser and not slow"
 
 test-browser: build browser ## Run the browser tests against the built site
 	$(BIN)/pytest -m "browser or slow"
 
-test: test-unit test-browser ## Run every test (builds the book)
+test: lint test-unit test-browser ## Run ruff, then every test (builds the book)
 
+# tools/, benchmarks/ and _ext/ are imported from the repository root: `python -m` puts it on sys.path.
 bench: $(VENV_STAMP) $(NPM_STAMP) browser ## Run the benchmarks and rewrite benchmarks/results.md
 	$(BIN)/python -m benchmarks
 
 live: $(VENV_STAMP) $(NPM_STAMP) ## Serve the book with live code on a local Jupyter server; prints the URL to open
-	$(BIN)/python tools/live.py --site $(SITE)
+	$(BIN)/python -m tools.live --site $(SITE)
 
 lock: ## Regenerate requirements.txt from requirements.in
 	$(PYTHON) -m venv .venv-lock

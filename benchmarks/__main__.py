@@ -64,7 +64,7 @@ def run_one(name: str) -> tuple[str, bool]:
         module = importlib.import_module(f"benchmarks.bench_{name}")
         text = module.main()
         return (text or "(no results returned)").strip(), True
-    except Exception:  # noqa: BLE001 - record the failure, run the others
+    except Exception:  # record the failure, run the others
         trace = traceback.format_exc()
         print(trace, file=sys.stderr, flush=True)
         last = trace.strip().splitlines()[-1]

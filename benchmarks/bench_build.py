@@ -1,7 +1,7 @@
 """How fast the book builds, and how much a reader downloads per chapter.
 
 Every build is a ``make build`` in a fresh copy of the working tree (see
-``_ext/site_build/workcopy.py``; dependencies already installed), so the
+:mod:`tools.workcopy`; dependencies already installed), so the
 repository's own ``_build/`` is never touched:
 
 * clean build: a new copy, no cache (repeated, median reported);
@@ -17,57 +17,46 @@ Targets on 2 cores: clean < 90 s, no-change < 10 s, one chapter < 20 s.
 
 from __future__ import annotations
 
-import re
 import statistics
-import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-import benchmarks
-from benchmarks import ROOT
-
-sys.path.insert(0, str(ROOT / "_ext"))
-from site_build import workcopy  # noqa: E402
+from tools import ROOT, SITE, chromium, toc, workcopy
+from tools.servers import StaticServer
 
 REPEATS = 3
 TARGETS = {"clean build": 90.0, "no-change rebuild": 10.0, "one-chapter rebuild": 20.0}
-EXECUTION_TIME = re.compile(r"^(?P<path>\S+?): Executed notebook in (?P<seconds>[\d.]+) seconds", re.M)
 KINDS = {"document": "HTML", "stylesheet": "CSS", "script": "JS", "font": "fonts", "image": "images"}
 MATHJAX_DONE = "() => window.MathJax && MathJax.startup ? MathJax.startup.promise.then(() => 1) : 0"
 
 
-def timed_build(copy: Path, epoch: str) -> workcopy.BuildResult:
-    result = workcopy.build(copy, source_date_epoch=epoch)
+def timed_build(copy: Path) -> workcopy.BuildResult:
+    result = workcopy.build(copy)
     if not result.ok:
         raise RuntimeError(f"make build failed in {copy}:\n{result.log[-3000:]}")
     print(f"  {result.seconds:6.1f} s, executed {sorted(result.executed)}", flush=True)
     return result
 
 
-def slowest_notebook(log: str, copy: Path) -> tuple[str, float]:
-    """The source whose notebook took longest to execute, and its seconds."""
-    times = {workcopy._relative(m["path"], copy): float(m["seconds"]) for m in EXECUTION_TIME.finditer(log)}
-    return max(times.items(), key=lambda item: item[1])
-
-
-def build_times(tmp: Path, epoch: str) -> tuple[dict[str, list[float]], str, float, Path]:
+def build_times(tmp: Path) -> tuple[dict[str, list[float]], str, float, Path]:
     """Seconds of each kind of build; the edited chapter, its execution time; the last copy."""
     times: dict[str, list[float]] = {name: [] for name in TARGETS}
     for i in range(REPEATS):
         print(f"clean build {i + 1}/{REPEATS}", flush=True)
         copy = workcopy.copy_tree(ROOT, tmp / f"clean-{i}")
-        result = timed_build(copy, epoch)
+        result = timed_build(copy)
         times["clean build"].append(result.seconds)
-    chapter, execution = slowest_notebook(result.log, copy)
+    # The source whose notebook took longest to execute, and its seconds.
+    chapter, execution = max(result.execution_seconds.items(), key=lambda item: item[1])
     for i in range(REPEATS):
         print(f"no-change rebuild {i + 1}/{REPEATS}", flush=True)
-        times["no-change rebuild"].append(timed_build(copy, epoch).seconds)
+        times["no-change rebuild"].append(timed_build(copy).seconds)
     for i in range(REPEATS):
         print(f"rebuild after editing {chapter} {i + 1}/{REPEATS}", flush=True)
         path = copy / chapter
         path.write_text(path.read_text() + f"\n```{{code-cell}} ipython3\n{i} + 1  # benchmark edit\n```\n")
-        result = timed_build(copy, epoch)
+        result = timed_build(copy)
         if result.executed != {chapter}:
             raise RuntimeError(f"editing {chapter} executed {sorted(result.executed)}")
         times["one-chapter rebuild"].append(result.seconds)
@@ -78,11 +67,11 @@ def page_weights(site: Path, pages: list[str]) -> dict[str, Counter]:
     """Bytes downloaded per kind of resource for each page, with an empty cache."""
     from playwright.sync_api import sync_playwright
 
-    server = benchmarks.live().StaticServer(site)
+    server = StaticServer(site)
     weights = {}
     try:
         with sync_playwright() as pw:
-            browser = benchmarks.launch_chromium(pw)
+            browser = chromium.launch(pw)
             for name in pages:
                 weights[name] = _weigh(browser, f"{server.url}/{name}", server.url)
             browser.close()
@@ -92,9 +81,7 @@ def page_weights(site: Path, pages: list[str]) -> dict[str, Counter]:
 
 
 def _weigh(browser, page_url: str, origin: str) -> Counter:
-    context = browser.new_context()
-    page = context.new_page()
-    page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(origin) else r.abort())
+    page = chromium.open_page(browser, {origin})
     responses = []
     page.on("response", lambda response: responses.append(response))
     page.goto(page_url, wait_until="networkidle")
@@ -105,13 +92,12 @@ def _weigh(browser, page_url: str, origin: str) -> Counter:
         kind = KINDS.get(response.request.resource_type, "other")
         weight[kind] += len(response.body()) if response.status == 200 else 0
         weight["requests"] += 1
-    context.close()
+    page.context.close()
     return weight
 
 
-def chapter_pages() -> list[str]:
-    files = re.findall(r"^\s*-\s*file:\s*(\S+)", (ROOT / "_toc.yml").read_text(), re.M)
-    return [f"{name}.html" for name in files]
+def kib(n: int) -> str:
+    return f"{n / 1024:.0f}"
 
 
 def report(times, chapter, execution, weights) -> str:
@@ -127,7 +113,6 @@ def report(times, chapter, execution, weights) -> str:
               "(empty cache, uncompressed, until MathJax has typeset):", "",
               "| page | HTML | CSS | JS | fonts | images | other | total (KiB) | requests |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    kib = lambda n: f"{n / 1024:.0f}"  # noqa: E731
     for name, w in weights.items():
         total = sum(w[k] for k in (*KINDS.values(), "other"))
         lines.append(f"| {name} | " + " | ".join(kib(w[k]) for k in (*KINDS.values(), "other"))
@@ -139,10 +124,10 @@ def report(times, chapter, execution, weights) -> str:
 
 
 def main() -> str:
-    epoch = workcopy.commit_time(ROOT)
     with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
-        times, chapter, execution, copy = build_times(Path(tmp), epoch)
-        weights = page_weights(copy / workcopy.SITE, chapter_pages())
+        times, chapter, execution, copy = build_times(Path(tmp))
+        chapter_pages = toc.pages()[1:]  # every page of the table of contents but the landing page
+        weights = page_weights(copy / SITE, chapter_pages)
     return report(times, chapter, execution, weights)
 
 

@@ -12,8 +12,9 @@ bare local page) answers a series of slider changes; each change is an
   wait for the next animation frame the redraws are coalesced into (the
   events come at varied phases of the frame, as a drag's do).
 
-The "best tau" button's leave-one-out search is timed too. The temperature slider sweeps its whole range (wide kernels are the slowest);
-the noise slider moves at the book's default temperature. Medians (and 90th
+The "best tau" button's leave-one-out search is timed too. The temperature
+slider sweeps its whole range (wide kernels are the slowest); the noise
+slider moves at the book's default temperature. Medians (and 90th
 percentiles) are reported; the target is a redraw under 16 ms (one frame) at
 the largest N.
 """
@@ -22,12 +23,13 @@ from __future__ import annotations
 
 import shutil
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
-import benchmarks
-from benchmarks import ROOT
+from _ext import attention_explorer as ext
+from tools import chromium
+from tools.servers import StaticServer
+
 CHANGES = 80
 TARGET_MS = 16.0
 
@@ -74,12 +76,7 @@ BEST = """([n, count]) => {
 
 def write_page(directory: Path) -> None:
     """A bare page holding one explorer, with the extension's own assets."""
-    sys.path.insert(0, str(ROOT / "_ext"))
-    try:
-        import attention_explorer as ext
-    finally:
-        sys.path.remove(str(ROOT / "_ext"))
-    from selfattention.explorer import explorer_json
+    from selfattention.interactive.explorer_data import explorer_json
 
     data_json = explorer_json()
     for name in (ext.JS_FILE, ext.CSS_FILE):
@@ -97,7 +94,7 @@ def measure(url: str, sizes) -> dict:
 
     results = {}
     with sync_playwright() as pw:
-        browser = benchmarks.launch_chromium(pw)
+        browser = chromium.launch(pw)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(url, wait_until="load")
@@ -118,13 +115,13 @@ def stats(values):
 
 
 def main() -> str:
-    from selfattention import settings
+    from selfattention import defaults
     from selfattention.kernel import DEFAULT_CANDIDATES
 
-    sizes = (100, 500, settings.N_RANGE[1])
+    sizes = (100, 500, defaults.N_RANGE[1])
     with tempfile.TemporaryDirectory(prefix="bench-explorer-") as tmp:
         write_page(Path(tmp))
-        server = benchmarks.live().StaticServer(Path(tmp))
+        server = StaticServer(Path(tmp))
         try:
             results = measure(f"{server.url}/index.html", sizes)
         finally:
@@ -141,7 +138,7 @@ def main() -> str:
             continue
         redraw = stats([t["redraw"] for t in timings])
         latency = stats([t["latency"] for t in timings])
-        lo, hi = settings.TEMPERATURE_RANGE
+        lo, hi = defaults.TEMPERATURE_RANGE
         label = f"τ (sweeps {lo:g} to {hi:g})" if key == "tau" else "σ (τ = book default)"
         lines.append(f"| {n} | {label} | {redraw[0]:.2f} ({redraw[1]:.2f}) | {latency[0]:.2f} ({latency[1]:.2f}) |")
     best = ", ".join(f"{statistics.median(results[n, 'best']):.0f} ms at N = {n}" for n in sizes)

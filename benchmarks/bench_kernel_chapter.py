@@ -10,12 +10,12 @@ Medians over repeated runs are reported.
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
-from pathlib import Path
 
+from tools import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "book" / "kernel-regression.md"
 TARGET_S = 20.0
 RUNS = 3
@@ -43,24 +43,25 @@ def median_time(call, runs=RUNS) -> float:
 
 def main() -> str:
     import selfattention as sa
-    from selfattention import bias_variance as bv
+    from selfattention.studies import power_laws
 
     chapter = [execute_chapter() for _ in range(RUNS)]
     print(f"chapter: {', '.join(f'{t:.1f} s' for t in chapter)}", flush=True)
-    grid = median_time(lambda: bv.best_temperature_grid(
-        bv.SCALING_NS, bv.SCALING_SIGMAS, bv.SCALING_TEMPERATURES, draws=bv.SCALING_DRAWS, rng=1))
+    grid = median_time(lambda: power_laws.best_temperature_grid(
+        power_laws.GRID_NS, power_laws.GRID_SIGMAS, power_laws.GRID_TEMPERATURES,
+        draws=power_laws.GRID_DRAWS, rng=1))
     rows = []
     for n in (100, 500, 1000):
         p, _, y = sa.noisy_sine(n, 0.3, rng=1)
-        rows.append(f"| {n} | {1000 * median_time(lambda: sa.choose_temperature(y, p)):.0f} |")
+        rows.append(f"| {n} | {1000 * median_time(functools.partial(sa.choose_temperature, y, p)):.0f} |")
     verdict = "meets" if statistics.median(chapter) < TARGET_S else "MISSES"
     return "\n".join([
         f"Chapter 7 executed {RUNS} times in a fresh kernel (myst-nb reader + nbclient, kernel start included): "
         f"median {statistics.median(chapter):.1f} s (runs: {', '.join(f'{t:.1f}' for t in chapter)} s); "
         f"{verdict} the {TARGET_S:.0f} s target.",
         "",
-        f"Its largest part, the scaling study (`best_temperature_grid`, N up to {max(bv.SCALING_NS)}, "
-        f"{len(bv.SCALING_TEMPERATURES)} temperatures, {bv.SCALING_DRAWS} draws): median {grid:.2f} s.",
+        f"Its largest part, the power-law grid (`best_temperature_grid`, N up to {max(power_laws.GRID_NS)}, "
+        f"{len(power_laws.GRID_TEMPERATURES)} temperatures, {power_laws.GRID_DRAWS} draws): median {grid:.2f} s.",
         "",
         "`choose_temperature` (leave-one-out over the 141 default candidates), median ms:",
         "",

@@ -1,6 +1,6 @@
 """Live code cells against a local Jupyter server, in headless Chromium.
 
-The server is started as ``make live`` starts it (tools/live.py). Two times:
+The server is started as ``make live`` starts it (:mod:`tools.servers`). Two times:
 
 - launch: from the click on "Live Code" to the first cell output (the
   chapter's ``thebe-init`` cell printing, which needs thebe loaded from the
@@ -23,18 +23,22 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-import benchmarks
-from benchmarks import ROOT
+from tools import ROOT, SITE, chromium, workcopy
+from tools.live import live_url
+from tools.servers import JupyterServer, StaticServer
+
 PAGE = "book/smoothing.html"
 LAUNCHES = 3
 CHANGES = 20
 
 WATCH_LAUNCH = """() => {
   const b = window.__bench = {};
-  document.querySelector('.btn-launch-thebe').addEventListener('click', () => { b.click = performance.now(); }, {capture: true});
+  const output = '.cell.tag_thebe-init [data-mime-type="application/vnd.jupyter.stdout"]';
+  document.querySelector('.btn-launch-thebe')
+    .addEventListener('click', () => { b.click = performance.now(); }, {capture: true});
   new MutationObserver((_, obs) => {
     if (!b.ready && document.querySelector('.live-code-status[data-state=ready]')) b.ready = performance.now();
-    if (document.querySelector('.cell.tag_thebe-init [data-mime-type="application/vnd.jupyter.stdout"]')) { b.output = performance.now(); obs.disconnect(); }
+    if (document.querySelector(output)) { b.output = performance.now(); obs.disconnect(); }
   }).observe(document.body, {childList: true, subtree: true, attributes: true});
 }"""
 
@@ -48,15 +52,14 @@ WATCH_IMAGE = """(img) => {
 
 def built_site(tmp: Path) -> Path:
     """A built site with the live-code assets: $SITE_DIR, _build/html, or a fresh build."""
-    for site in (os.environ.get("SITE_DIR"), ROOT / "_build" / "html"):
+    for site in (os.environ.get("SITE_DIR"), ROOT / SITE):
         if site and (Path(site) / "_static" / "live-code" / "thebe" / "index.js").is_file():
             return Path(site)
-    workcopy = benchmarks.load("workcopy", ROOT / "_ext" / "site_build" / "workcopy.py")
     copy = workcopy.copy_tree(ROOT, tmp / "book")
-    result = workcopy.build(copy, source_date_epoch=workcopy.commit_time(ROOT))
+    result = workcopy.build(copy)
     if not result.ok:
         raise RuntimeError(f"the book did not build:\n{result.log[-3000:]}")
-    return copy / "_build" / "html"
+    return copy / SITE
 
 
 def launch_once(browser, url: str) -> dict:
@@ -91,7 +94,8 @@ def slider_times(page, changes: int) -> list[float]:
         handle.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")
         page.wait_for_function(f"() => window.__slider.shown.length >= {k + 1}", timeout=60_000)
     b = page.evaluate("() => window.__slider")
-    return [shown - pressed for pressed, shown in zip(b["pressed"], b["shown"])]
+    # One image per key press; a press whose image never came would have timed out above.
+    return [shown - pressed for pressed, shown in zip(b["pressed"], b["shown"], strict=False)]
 
 
 def run_explore(page) -> None:
@@ -118,13 +122,12 @@ def fmt(values: list[float]) -> str:
 def main() -> str:
     from playwright.sync_api import sync_playwright
 
-    live = benchmarks.live()
     with tempfile.TemporaryDirectory(prefix="bench-thebe-") as tmp, sync_playwright() as pw:
-        site = live.StaticServer(built_site(Path(tmp)))
-        jupyter = live.JupyterServer(origin=site.url)
-        browser = benchmarks.launch_chromium(pw)
+        site = StaticServer(built_site(Path(tmp)))
+        jupyter = JupyterServer(origin=site.url)
+        browser = chromium.launch(pw)
         try:
-            url = live.live_url(site.url, PAGE, jupyter.url, jupyter.token)
+            url = live_url(site.url, PAGE, jupyter.url, jupyter.token)
             launches = []
             for k in range(LAUNCHES):
                 if k:
@@ -144,7 +147,7 @@ def main() -> str:
     outputs = [x["output"] for x in launches]
     return "\n".join([
         "Headless Chromium against a local Jupyter server started as `make live` starts it "
-        f"(tools/live.py), page `{PAGE}`.",
+        f"(`tools.servers`), page `{PAGE}`.",
         "",
         "| measurement | median | all runs |",
         "| --- | ---: | --- |",

@@ -17,7 +17,11 @@ finite = st.floats(allow_nan=False, allow_infinity=False)
 temperatures = st.floats(min_value=1e-3, max_value=1e3)
 
 
-def matrices(rows=st.integers(1, 6), cols=st.integers(1, 6), elements=moderate):
+#: Matrix dimensions.
+sizes = st.integers(1, 6)
+
+
+def matrices(rows=sizes, cols=sizes, elements=moderate):
     """2-D float arrays with the given row and column counts."""
     return st.tuples(rows, cols).flatmap(
         lambda shape: hnp.arrays(np.float64, shape, elements=elements)

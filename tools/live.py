@@ -7,35 +7,27 @@ travels in the URL *fragment* (``#jupyter=<server>&token=<token>``), which
 the browser never sends to a server; the page's ``live-code.js`` reads it
 (see ``_ext/live_code``). Ctrl-C stops both servers.
 
-The browser tests and the benchmark start their Jupyter server with
-:class:`JupyterServer` from here, exactly as ``make live`` does.
+The two servers are :mod:`tools.servers`, which the browser tests and the
+benchmarks start the same way.
 
-Usage::
+Usage, from the repository root (``make live`` runs the first form)::
 
-    python tools/live.py [--site DIR] [--page PATH] [--port PORT] [--no-build]
+    python -m tools.live [--site DIR] [--page PATH] [--port PORT] [--no-build]
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
-import json
-import os
-import secrets
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
-import threading
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
-ROOT = Path(__file__).resolve().parents[1]
-SITE = ROOT / "_build" / "html"
+from tools import ROOT, SITE
+from tools.servers import JupyterServer, StaticServer
+
 #: What a build of the book depends on (newer than the site: rebuild).
 SOURCES = ("book", "_ext", "src", "_config.yml", "_toc.yml", "requirements.txt")
 
@@ -51,95 +43,14 @@ def site_is_stale(site: Path, root: Path = ROOT) -> bool:
     return any(f.stat().st_mtime > built for f in files if "__pycache__" not in f.parts)
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - keep the terminal to the one URL
-        pass
-
-
-class StaticServer:
-    """The built site on ``http://127.0.0.1:<port>``, served from a thread."""
-
-    def __init__(self, site: Path, port: int = 0):
-        handler = functools.partial(_QuietHandler, directory=str(site))
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join()
-
-
-class JupyterServer:
-    """``jupyter server`` on 127.0.0.1 that only the page at ``origin`` may call.
-
-    A fresh random token (passed in the environment, never on the command
-    line); CORS limited to ``origin``; a free port chosen by the OS and read
-    back from the server's info file in a private runtime directory.
-    Requests carrying the token skip Jupyter's XSRF check, so the book's
-    origin needs no further exemption.
-    """
-
-    def __init__(self, origin: str, root_dir: Path = ROOT, *, timeout: float = 60.0):
-        self.token = secrets.token_hex(24)
-        self.runtime = Path(tempfile.mkdtemp(prefix="live-jupyter-"))
-        self.log = self.runtime / "server.log"
-        cmd = [sys.executable, "-m", "jupyter_server", "--no-browser",
-               "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0", "--ServerApp.port_retries=0",
-               "--ServerApp.terminals_enabled=False",
-               f"--ServerApp.root_dir={root_dir}", f"--ServerApp.allow_origin={origin}"]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            cmd.append("--allow-root")  # containers and CI run as root
-        env = {**os.environ, "JUPYTER_TOKEN": self.token, "JUPYTER_RUNTIME_DIR": str(self.runtime)}
-        env.pop("SELFATTENTION_STATIC", None)  # kernels here are live: widgets, not stills
-        with open(self.log, "wb") as log:
-            # Its own session: Ctrl-C reaches only this script, which stops it cleanly.
-            self.process = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL, start_new_session=True)
-        try:
-            self.url = self._wait_until_ready(timeout)
-        except BaseException:
-            self.stop()
-            raise
-
-    def _wait_until_ready(self, timeout: float) -> str:
-        info = self.runtime / f"jpserver-{self.process.pid}.json"
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"jupyter server exited:\n{self.log.read_text()[-2000:]}")
-            if info.exists():
-                url = f"http://127.0.0.1:{json.loads(info.read_text())['port']}/"
-                try:
-                    with urllib.request.urlopen(f"{url}api/status?token={self.token}", timeout=2):
-                        return url
-                except OSError:
-                    pass
-            time.sleep(0.1)
-        raise TimeoutError(f"jupyter server not ready after {timeout} s:\n{self.log.read_text()[-2000:]}")
-
-    def stop(self) -> None:
-        """Stop the server (SIGTERM shuts its kernels down too) and remove its files."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        shutil.rmtree(self.runtime, ignore_errors=True)
-
-
 def live_url(site_url: str, page: str, jupyter_url: str, token: str) -> str:
     """The page's URL with the server and token in its fragment."""
     return f"{site_url}/{page.lstrip('/')}#jupyter={quote(jupyter_url, safe='')}&token={quote(token, safe='')}"
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--site", type=Path, default=SITE, help="built site (default: _build/html)")
+    parser = argparse.ArgumentParser(prog="python -m tools.live", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--site", type=Path, default=ROOT / SITE, help="built site (default: _build/html)")
     parser.add_argument("--page", default="book/smoothing.html", help="page the URL opens")
     parser.add_argument("--port", type=int, default=0, help="port of the book (default: any free port)")
     parser.add_argument("--no-build", action="store_true", help="never build, even if the site is stale")

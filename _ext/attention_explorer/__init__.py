@@ -12,8 +12,8 @@ Usage in a MyST page::
     ```
 
 The options set the starting sliders (the book's defaults from
-``selfattention.settings`` when omitted). At build time the directive embeds,
-as JSON, the data of :func:`selfattention.explorer.explorer_data` (settings,
+``selfattention.defaults`` when omitted). At build time the directive embeds,
+as JSON, the data of :func:`selfattention.interactive.explorer_data.explorer_data` (settings,
 slider ranges, the book's unit noise draws, the leave-one-out candidate
 temperatures), plus a PNG of ``selfattention.figures.smoothing.plot_smoothing``
 at the starting settings. Readers without JavaScript see that PNG; with
@@ -28,7 +28,9 @@ from __future__ import annotations
 import base64
 import functools
 import html
+from collections.abc import Callable
 from pathlib import Path
+from typing import ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -52,14 +54,14 @@ class AttentionExplorer(SphinxDirective):
     """The ``attention-explorer`` directive; see the module docstring."""
 
     has_content = False
-    option_spec = {
+    option_spec: ClassVar[dict[str, Callable]] = {
         "n": directives.positive_int,
         "sigma": float,
         "temperature": float,
     }
 
     def run(self):
-        from selfattention.explorer import explorer_json
+        from selfattention.interactive.explorer_data import explorer_json
 
         kwargs = {key: self.options.get(key) for key in ("n", "sigma", "temperature")}
         try:
@@ -79,8 +81,8 @@ def _fallback_png(data_json: str) -> str:
     """Base64 PNG of the package's figure for the explorer's starting data."""
     import json
 
-    from selfattention.explorer import fallback_series
     from selfattention.figures.smoothing import plot_smoothing
+    from selfattention.interactive.explorer_data import fallback_series
 
     fig = plot_smoothing(*fallback_series(json.loads(data_json)))
     return base64.b64encode(fig._repr_png_()).decode("ascii")

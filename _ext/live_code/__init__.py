@@ -7,14 +7,15 @@ only talk to Binder. It
 * copies thebe 0.9.3 (``lib/``, including ``thebe.css``) and require.js from
   ``node_modules/`` (``make assets``) into ``_static/live-code/`` when the
   build finishes, so the page never fetches them from another host;
-* drops sphinx-thebe's scripts and page configuration, and writes its own
+* keeps sphinx-thebe (which jupyter-book loads for the launch button) from
+  adding its loader and page configuration (:func:`disconnect_sphinx_thebe`), and writes its own
   per-page configuration (kernel, notebook path, Binder repository) as JSON;
-* sets ``SELFATTENTION_STATIC=1`` for the notebooks the build executes, so
-  that ``selfattention.widgets.explore()`` returns a still figure in the
-  static pages (no dead sliders, no widget state with random ids);
 * adds ``live-code.js``, which bootstraps thebe with explicit options for
   Binder (the default) or for a Jupyter server named in the page URL's
-  fragment (``#jupyter=<url>&token=<token>``; see ``tools/live.py``).
+  fragment (``#jupyter=<url>&token=<token>``; ``make live`` prints such a URL).
+  thebe fetches require.js from a fixed CDN address (no option changes it):
+  the script's ``serveRequireJsLocally`` answers that one fetch with the
+  site's copy.
 
 Nothing secret is written into the built pages: the token only ever travels
 in the URL fragment, which the browser does not send to the static server.
@@ -23,52 +24,63 @@ in the URL fragment, which the browser does not send to the static server.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
+import sphinx_thebe
 from docutils import nodes
-from site_build.paths import copy_if_changed, project_root
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
+from sphinx.util.fileutil import copy_asset
 
 HERE = Path(__file__).resolve().parent
+#: ``node_modules`` beside ``_ext/`` (installed by ``make assets``).
+NODE_MODULES = HERE.parents[1] / "node_modules"
 #: Where the copied assets live in the built site, under ``_static/``.
 ASSET_DIR = "live-code"
 #: npm files copied into ``_static/live-code/``: (package, file or directory, target).
 NPM_ASSETS = (("thebe", "lib", "thebe"), ("requirejs", "require.js", "require.js"))
-#: Read by ``selfattention.widgets.is_static`` (kept in sync by tests/test_widgets.py).
-STATIC_ENV = "SELFATTENTION_STATIC"
-#: Markers of sphinx-thebe's own scripts and configuration, which this replaces.
-SPHINX_THEBE_MARKERS = ("THEBE_JS_URL", "sphinx-thebe.js", "text/x-thebe-config", "kernelName =")
+#: sphinx-thebe's listeners that this extension replaces: the one that adds its
+#: loader (thebe 0.8.2 from a CDN, Binder only) and the one that adds its page configuration.
+SPHINX_THEBE_LISTENERS = {
+    "env-before-read-docs": sphinx_thebe.init_thebe_core,
+    "doctree-resolved": sphinx_thebe.update_thebe_context,
+}
 
 
-def node_modules(app: Sphinx) -> Path:
-    """The project's ``node_modules`` directory, checked to hold thebe."""
-    modules = project_root(app) / "node_modules"
-    if not (modules / "thebe" / "lib" / "index.js").is_file():
-        raise ExtensionError(f"live_code: no {modules}/thebe: run `make assets`")
-    return modules
-
-
-def _wanted(path: Path) -> bool:
+def _unwanted(relative: str) -> bool:
     """Ship the browser code and its licence notices, not source maps or type stubs."""
-    return path.is_file() and path.suffix != ".map" and "types" not in path.parts
+    return relative.endswith(".map") or "types" in relative.split("/")
 
 
 def copy_assets(app: Sphinx, exception: Exception | None) -> None:
     """Copy thebe's ``lib/`` and require.js into ``_static/live-code/``, skipping unchanged files."""
     if exception is not None or app.builder.format != "html":
         return
-    modules = node_modules(app)
+    if not (NODE_MODULES / "thebe" / "lib" / "index.js").is_file():
+        raise ExtensionError(f"live_code: no {NODE_MODULES}/thebe: run `make assets`")
     target = Path(app.outdir) / "_static" / ASSET_DIR
     for package, name, dest in NPM_ASSETS:
-        source = modules / package / name
-        if source.is_dir():
-            for path in sorted(p for p in source.rglob("*") if _wanted(p)):
-                copy_if_changed(path, target / dest / path.relative_to(source))
-        else:
-            copy_if_changed(source, target / dest)
+        source = NODE_MODULES / package / name
+        # copy_asset copies a directory onto a directory, a file into one.
+        copy_asset(source, target / (dest if source.is_dir() else Path(dest).parent), excluded=_unwanted)
+
+
+def disconnect_sphinx_thebe(app: Sphinx) -> None:
+    """Keep sphinx-thebe from adding its loader and page configuration, which this extension replaces.
+
+    A workaround: sphinx-thebe has no option to leave them out, and
+    jupyter-book loads it whenever the launch button is on. So its two
+    listeners (:data:`SPHINX_THEBE_LISTENERS`) are disconnected before they
+    run; its stylesheet and static files stay.
+    """
+    for event, handler in SPHINX_THEBE_LISTENERS.items():
+        ids = [listener.id for listener in app.events.listeners[event] if listener.handler == handler]
+        if not ids:
+            raise ExtensionError(f"live_code: sphinx-thebe's {handler.__name__} is not connected to "
+                                 f"{event}; update disconnect_sphinx_thebe for this sphinx-thebe")
+        for listener_id in ids:
+            app.disconnect(listener_id)
 
 
 def _kernel_name(app: Sphinx, docname: str) -> str | None:
@@ -101,11 +113,8 @@ def page_config(app: Sphinx, docname: str) -> dict[str, Any]:
     }
 
 
-def replace_page_config(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """Swap sphinx-thebe's page configuration for this extension's JSON."""
-    for node in list(doctree.findall(nodes.raw)):
-        if any(marker in node.astext() for marker in SPHINX_THEBE_MARKERS):
-            node.parent.remove(node)
+def add_page_config(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Write the page's configuration for ``live-code.js`` as JSON (notebook pages only)."""
     if _kernel_name(app, docname) is None:
         return
     text = json.dumps(page_config(app, docname), sort_keys=True).replace("</", "<\\/")
@@ -113,34 +122,17 @@ def replace_page_config(app: Sphinx, doctree: nodes.document, docname: str) -> N
     doctree.append(nodes.raw("", html, format="html"))
 
 
-def drop_sphinx_thebe_scripts(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    """Remove sphinx-thebe's loader, which would fetch thebe 0.8.2 from a CDN."""
-    scripts = context.get("script_files", [])
-    scripts[:] = [s for s in scripts if not _is_sphinx_thebe(s)]
-
-
-def _is_sphinx_thebe(script: Any) -> bool:
-    text = f"{getattr(script, 'filename', script)} {getattr(script, 'attributes', {}).get('body', '')}"
-    return any(marker in text for marker in SPHINX_THEBE_MARKERS)
-
-
-def mark_static_build(app: Sphinx, config) -> None:
-    """Kernels started by this build inherit the variable: explore() gives a still figure."""
-    os.environ[STATIC_ENV] = "1"
-
-
 def add_static_path(app: Sphinx) -> None:
     app.config.html_static_path.append(str(HERE / "static"))
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.connect("config-inited", mark_static_build)
     app.connect("builder-inited", add_static_path)
+    app.setup_extension("sphinx_thebe")
+    # Every extension is set up by now, and sphinx-thebe's listeners have not run yet.
+    app.connect("builder-inited", disconnect_sphinx_thebe)
     app.add_js_file("live-code.js", loading_method="defer")
     app.add_css_file("live-code.css")
-    # After sphinx-thebe (priority 500) has added its configuration nodes.
-    app.connect("doctree-resolved", replace_page_config, priority=600)
-    # Before any check of the page's assets (site_build runs at 999).
-    app.connect("html-page-context", drop_sphinx_thebe_scripts, priority=100)
+    app.connect("doctree-resolved", add_page_config)
     app.connect("build-finished", copy_assets)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

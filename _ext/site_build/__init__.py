@@ -2,12 +2,14 @@
 
 A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
 
-* serves MathJax from the site itself: ``mathjax_path`` points at a copy of
-  the npm package ``mathjax`` (``node_modules/``, installed by ``make assets``)
-  made into ``_static/mathjax/`` when the builder starts (:mod:`.mathjax`);
+* serves MathJax from the site itself: ``mathjax_path`` (``_config.yml``)
+  points into ``_static/mathjax/``, which is filled from the npm package
+  ``mathjax`` (``node_modules/``, installed by ``make assets``) when the
+  builder starts (:mod:`.mathjax`);
 * re-executes every notebook when the code the notebooks import changes
-  (``src/``, ``requirements.txt``, ``pyproject.toml``), which jupyter-cache
-  alone cannot see because it keys on cell source only (:mod:`.freshness`);
+  (``src/``, ``requirements.txt``, ``pyproject.toml``): every page depends
+  on those files, and the jupyter-cache, which keys on cell source only, is
+  emptied when their bytes change (:mod:`.freshness`);
 * makes the output depend on the sources only: the last commit's time for
   ``SOURCE_DATE_EPOCH`` when it is not set, stable cell ids in the
   downloadable notebooks (:mod:`.reproducible`);
@@ -15,9 +17,6 @@ A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
   an asset from another host or embeds ipywidgets state (random model ids),
   or when an absolute path of the build machine leaks into the output
   (:mod:`.checks`).
-
-:mod:`.workcopy` is not part of the extension: it copies the working tree
-and builds it elsewhere, for the tests and benchmarks.
 """
 
 from __future__ import annotations
@@ -30,12 +29,11 @@ from . import checks, freshness, mathjax, reproducible
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    reproducible.default_source_date_epoch(app)
-    app.connect("config-inited", mathjax.use_local_mathjax)
+    reproducible.default_source_date_epoch()
     # After myst-nb (priority 500) has resolved the jupyter-cache path.
     app.connect("builder-inited", freshness.invalidate_stale_cache, priority=900)
     app.connect("builder-inited", mathjax.copy_mathjax, priority=900)
-    app.connect("env-get-outdated", freshness.outdated_by_dependencies)
+    app.connect("source-read", freshness.note_dependencies)
     # Last, so that every other extension has added its scripts.
     app.connect("html-page-context", checks.no_external_assets, priority=999)
     app.connect("html-page-context", checks.no_widget_state, priority=999)

@@ -13,7 +13,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from .paths import project_root
+from .paths import PROJECT_ROOT
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ def no_leaked_paths(app: Sphinx, exception: Exception | None) -> None:
     """Warn if an absolute path of this build (source, output) appears in the site."""
     if exception is not None or app.builder.format != "html":
         return
-    roots = {str(Path(p).resolve()) for p in (app.srcdir, Path(app.outdir).parent, project_root(app))}
+    roots = {str(Path(p).resolve()) for p in (app.srcdir, Path(app.outdir).parent, PROJECT_ROOT)}
     secrets = sorted(roots - {"/"}, key=len, reverse=True)
     for relative, hit in leaked_paths(Path(app.outdir), secrets).items():
         logger.warning("%s contains the build machine's path %s", relative, hit,

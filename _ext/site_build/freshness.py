@@ -1,16 +1,18 @@
 """Never serve a stale executed notebook.
 
 jupyter-cache (``execute_notebooks: cache``) keys a notebook on its code
-cells' source only, and Sphinx re-reads a page only when its own file
-changed. So after an edit to the package in ``src/`` (or to the pinned
-requirements), both would happily serve outputs computed by the old code.
+cells' source only, and Sphinx re-reads a page only when its own file, or a
+file noted as its dependency, changed. So after an edit to the package in
+``src/`` (or to the pinned requirements), both would happily serve outputs
+computed by the old code. For the files of :data:`DEPENDENCIES` this module
 
-This module hashes those dependencies (:func:`dependency_digest`) and
-
+* notes each one as a dependency of every page (Sphinx's
+  ``env.note_dependency``), so that Sphinx re-reads every page when one of
+  them is newer than the page's last reading, as it does for an included file;
 * when the builder starts, empties the jupyter-cache if it was filled under
-  another digest (the digest is stamped into the cache directory);
-* when Sphinx decides what to re-read, marks every document outdated if the
-  environment was built under another digest (stored on the environment).
+  another digest of their bytes (the digest is stamped into the cache
+  directory), so that the pages Sphinx re-reads are executed again instead
+  of being served from the cache.
 
 An edit to one chapter still re-reads and re-executes that chapter only.
 """
@@ -18,14 +20,14 @@ An edit to one chapter still re-reads and re-executes that chapter only.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from pathlib import Path
 
 from sphinx.application import Sphinx
-from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
-from .paths import project_root
+from .paths import PROJECT_ROOT
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +72,7 @@ def invalidate_stale_cache(app: Sphinx) -> None:
         return
     cache = Path(config.execution_cache_path)
     stamp = cache / STAMP
-    digest = dependency_digest(project_root(app))
+    digest = dependency_digest(PROJECT_ROOT)
     if cache.exists() and (not stamp.is_file() or stamp.read_text().strip() != digest):
         logger.info("site_build: src/ or requirements changed: emptying the execution cache %s", cache)
         shutil.rmtree(cache)
@@ -78,14 +80,7 @@ def invalidate_stale_cache(app: Sphinx) -> None:
     stamp.write_text(digest + "\n")
 
 
-def outdated_by_dependencies(app: Sphinx, env: BuildEnvironment, added: set[str],
-                             changed: set[str], removed: set[str]) -> list[str]:
-    """Every document, if the environment was read under another dependency digest."""
-    digest = dependency_digest(project_root(app))
-    previous = getattr(env, "site_build_dependencies", None)
-    env.site_build_dependencies = digest
-    if previous == digest:
-        return []
-    if previous is not None:
-        logger.info("site_build: src/ or requirements changed: re-reading every document")
-    return sorted(env.found_docs)
+def note_dependencies(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Make the page being read depend on every file of :data:`DEPENDENCIES` (``source-read``)."""
+    for path in dependency_files(PROJECT_ROOT):
+        app.env.note_dependency(os.path.relpath(path, app.srcdir))

@@ -1,9 +1,10 @@
 """Make what the build writes depend on the sources only: not on the day, nor on chance.
 
 * ``SOURCE_DATE_EPOCH``: Sphinx takes the "last updated" date and the
-  copyright year from it; ``make build`` exports the last commit's time, and
-  :func:`default_source_date_epoch` does the same for a direct
-  ``jupyter-book build``.
+  copyright year from it; :func:`default_source_date_epoch` sets it to the
+  last commit's time unless it is set already. This is the one place that
+  reads it from git: ``make build`` and a direct ``jupyter-book build``
+  alike get it here.
 * The notebooks readers download from ``_sources/`` (copied there by
   sphinx-book-theme from myst-nb's executed notebooks) carry the random
   cell ids that jupytext gives each cell when it reads a MyST file;
@@ -21,15 +22,15 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from .paths import project_root
+from .paths import PROJECT_ROOT
 
 
-def default_source_date_epoch(app: Sphinx) -> None:
+def default_source_date_epoch() -> None:
     """Use the last commit's time as ``SOURCE_DATE_EPOCH`` if it is unset."""
     if os.environ.get("SOURCE_DATE_EPOCH"):
         return
     try:
-        result = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=project_root(app),
+        result = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=PROJECT_ROOT,
                                 capture_output=True, text=True, check=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return

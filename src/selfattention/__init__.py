@@ -1,9 +1,23 @@
 """Self-attention, by hand: the math behind the book.
 
-Importing this package needs only numpy and changes no global state.
-Plotting helpers live in :mod:`selfattention.figures` (matplotlib) and the
-notebook widget in :mod:`selfattention.widgets` (ipywidgets).
+Importing this package needs only numpy and changes no global state. It is
+organised by concept:
+
+* :mod:`~selfattention.core`: the softmax and scaled dot-product attention;
+* :mod:`~selfattention.head`: the engineered attention head that smooths a signal;
+* :mod:`~selfattention.signals`: the noisy sine it smooths;
+* :mod:`~selfattention.kernel`: kernel regression, and choosing the temperature
+  by leave-one-out cross-validation;
+* :mod:`~selfattention.metrics`: errors and summaries of attention matrices;
+* :mod:`~selfattention.defaults`: the settings every page and demo shares;
+* :mod:`~selfattention.symbolic`: the head's score derived with sympy;
+* :mod:`~selfattention.studies`: one module per experiment of the book;
+* :mod:`~selfattention.figures`: the book's figures (matplotlib), data passed in;
+* :mod:`~selfattention.interactive`: the in-page explorer's data and the
+  notebook widget (ipywidgets).
 """
+
+from importlib.metadata import version
 
 from .core import attention, softmax
 from .head import gaussian_head, gaussian_head_weights, positional_features
@@ -22,4 +36,5 @@ __all__ = [
     "unit_noise",
 ]
 
-__version__ = "0.1.0"
+#: The installed distribution's version: ``pyproject.toml`` is its one source.
+__version__ = version("selfattention")

@@ -70,6 +70,27 @@ def as_count(x, name: str, *, minimum: int = 1) -> int:
     return int(x)
 
 
+def as_temperatures(x, name: str) -> np.ndarray:
+    """Return ``x`` as a non-empty 1-D float array of temperatures, all ``> 0``."""
+    taus = as_array(x, name, ndim=1)
+    if taus.size == 0:
+        raise ValueError(f"{name} must hold at least one temperature")
+    if (taus <= 0).any():
+        raise ValueError(f"{name} must all be positive, got {float(taus[taus <= 0][0])!r}")
+    return taus
+
+
+def as_seed(rng) -> int:
+    """One integer seed standing for ``rng``, so that every use replays the same draws.
+
+    An integer is its own seed; a :class:`numpy.random.Generator` (or None)
+    gives one seed drawn from it.
+    """
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        return int(rng)
+    return int(np.random.default_rng(rng).integers(2**63))
+
+
 def same_length(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> None:
     """Raise unless ``a`` and ``b`` have the same length along axis 0."""
     if a.shape[0] != b.shape[0]:

@@ -1,10 +1,10 @@
-"""Scaled dot-product attention and the softmax it is built on.
+r"""Scaled dot-product attention and the softmax it is built on.
 
 .. math::
 
-    \\operatorname{Attention}(Q, K, V)
-        = \\operatorname{softmax}\\!\\left(\\frac{Q K^\\top}{\\tau}\\right) V,
-    \\qquad \\tau = \\sqrt{d_k} \\text{ by default.}
+    \operatorname{Attention}(Q, K, V)
+        = \operatorname{softmax}\!\left(\frac{Q K^\top}{\tau}\right) V,
+    \qquad \tau = \sqrt{d_k} \text{ by default.}
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from ._validation import as_array, as_positive_scalar
 
 
 def softmax(x, axis: int = -1) -> np.ndarray:
-    """Numerically stable softmax along ``axis``.
+    r"""Numerically stable softmax along ``axis``.
 
-    .. math:: \\operatorname{softmax}(x)_j = \\frac{e^{x_j - m}}{\\sum_k e^{x_k - m}},
-        \\quad m = \\max_k x_k
+    .. math:: \operatorname{softmax}(x)_j = \frac{e^{x_j - m}}{\sum_k e^{x_k - m}},
+        \quad m = \max_k x_k
 
     Subtracting the maximum changes nothing mathematically but keeps every
     exponent at most 0, so scores such as ``1e300`` cannot overflow.
@@ -53,10 +53,10 @@ def softmax(x, axis: int = -1) -> np.ndarray:
 
 
 def attention(Q, K, V, temperature=None, *, mask=None):
-    """Scaled dot-product attention, returning the weights as well.
+    r"""Scaled dot-product attention, returning the weights as well.
 
-    .. math:: W = \\operatorname{softmax}(Q K^\\top / \\tau), \\qquad
-        \\text{output} = W V
+    .. math:: W = \operatorname{softmax}(Q K^\top / \tau), \qquad
+        \text{output} = W V
 
     Parameters
     ----------

@@ -1,10 +1,10 @@
-"""The hand-engineered attention head that smooths a signal.
+r"""The hand-engineered attention head that smooths a signal.
 
 Tokens carry a signal value ``s`` and a position ``p``. Augmenting each token
 to ``x = [s, p, p**2, 1]`` lets fixed projections make the query-key dot
 product equal
 
-.. math:: q_i \\cdot k_j = -(p_i - p_j)^2 = -p_i^2 + 2 p_i p_j - p_j^2,
+.. math:: q_i \cdot k_j = -(p_i - p_j)^2 = -p_i^2 + 2 p_i p_j - p_j^2,
 
 so that, after the softmax, token ``i`` attends to its neighbours with
 Gaussian weights ``exp(-(p_i - p_j)^2 / tau)`` and the head returns a local
@@ -17,9 +17,6 @@ import numpy as np
 
 from ._validation import as_array, as_positive_scalar, same_length
 from .core import attention
-
-#: Names of the four input features, in column order.
-FEATURES = ("signal", "p", "p^2", "1")
 
 
 def positional_features(signal, positions) -> np.ndarray:
@@ -67,10 +64,10 @@ def gaussian_head_weights():
 
 
 def gaussian_head(signal, positions, temperature, *, mask=None):
-    """Run the engineered head on a signal: a Gaussian smoother.
+    r"""Run the engineered head on a signal: a Gaussian smoother.
 
-    .. math:: \\text{output}_i = \\sum_j w_{ij} s_j, \\qquad
-        w_{ij} = \\frac{\\exp(-(p_i - p_j)^2 / \\tau)}{\\sum_k \\exp(-(p_i - p_k)^2 / \\tau)}
+    .. math:: \text{output}_i = \sum_j w_{ij} s_j, \qquad
+        w_{ij} = \frac{\exp(-(p_i - p_j)^2 / \tau)}{\sum_k \exp(-(p_i - p_k)^2 / \tau)}
 
     Parameters
     ----------

@@ -1,11 +1,12 @@
-"""Kernel regression: the classical estimator the engineered head reproduces.
+r"""Kernel regression: the classical estimator the engineered head reproduces.
 
 The Nadaraya-Watson estimator with a Gaussian kernel of bandwidth ``h``,
 
-.. math:: \\hat f(x) = \\frac{\\sum_j K_h(x - x_j)\\, y_j}{\\sum_j K_h(x - x_j)},
-    \\qquad K_h(u) = \\exp\\!\\left(-\\frac{u^2}{2 h^2}\\right),
+.. math:: \hat f(x) = \frac{\sum_j K_h(x - x_j)\, y_j}{\sum_j K_h(x - x_j)},
+    \qquad K_h(u) = \exp\!\left(-\frac{u^2}{2 h^2}\right),
 
-is the engineered attention head with temperature ``tau = 2 h**2``.
+is the engineered attention head with temperature ``tau = 2 h**2``
+(:func:`temperature_to_bandwidth` converts back).
 :func:`nadaraya_watson` is written from this formula, independently of the
 attention code, so that the two can be checked against each other. The
 temperature is picked by leave-one-out cross-validation, which for this
@@ -16,16 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_array, as_positive_scalar, same_length
+from ._validation import as_array, as_positive_scalar, as_temperatures, same_length
 from .core import softmax
-from .head import gaussian_head, gaussian_head_weights, positional_features
-from .signals import noisy_sine
+from .head import gaussian_head_weights, positional_features
 
 #: Candidate temperatures searched by :func:`choose_temperature` by default.
 DEFAULT_CANDIDATES = np.logspace(-6, 1, 141)
-#: How far the leave-one-out choice may land from the true best temperature
-#: (a factor either way) on the book's signals.
-LOO_FACTOR = 2.0
 #: Entries of the (candidates, n, n) weight blocks of :func:`leave_one_out_scores`.
 _BLOCK = 2**22
 
@@ -65,46 +62,34 @@ def nadaraya_watson(x_query, x, y, bandwidth):
     return weights @ y, weights
 
 
-def bandwidth_to_temperature(bandwidth) -> float:
-    """``tau = 2 h**2``: the temperature equivalent to a kernel bandwidth."""
-    return 2.0 * as_positive_scalar(bandwidth, "bandwidth") ** 2
-
-
 def temperature_to_bandwidth(temperature) -> float:
     """``h = sqrt(tau / 2)``: the bandwidth equivalent to a temperature."""
     return float(np.sqrt(as_positive_scalar(temperature, "temperature") / 2.0))
 
 
-def leave_one_out_error(signal, positions, temperature) -> float:
-    """Mean squared error of predicting each sample from all the others.
+def candidate_temperatures(candidates=None) -> np.ndarray:
+    """The temperatures a leave-one-out search tries, checked.
 
-    This is the engineered head with the diagonal of the attention matrix
-    masked out: token ``i`` may attend to every token but itself. It is the
-    one-temperature reference for :func:`leave_one_out_scores`.
+    Parameters
+    ----------
+    candidates : array_like, shape (m,), optional
+        Temperatures, all ``> 0``; :data:`DEFAULT_CANDIDATES` when omitted.
 
-    .. math:: \\mathrm{LOO}(\\tau) = \\frac{1}{n} \\sum_i
-        \\Big(s_i - \\sum_{j \\ne i} w^{(-i)}_{ij} s_j\\Big)^2
+    Returns
+    -------
+    ndarray, shape (m,)
     """
-    s = as_array(signal, "signal", ndim=1)
-    if s.size < 2:
-        raise ValueError(f"leave-one-out needs at least 2 samples, got {s.size}")
-    off_diagonal = ~np.eye(s.size, dtype=bool)  # (n, n)
-    prediction, _ = gaussian_head(s, positions, temperature, mask=off_diagonal)
-    return float(np.mean((s - prediction) ** 2))
-
-
-def check_candidates(candidates) -> np.ndarray:
-    """Candidate temperatures as a 1-D array, all > 0; :data:`DEFAULT_CANDIDATES` for None."""
-    taus = DEFAULT_CANDIDATES if candidates is None else as_array(candidates, "candidates", ndim=1)
-    if taus.size == 0:
-        raise ValueError("candidates must hold at least one temperature")
-    if (taus <= 0).any():
-        raise ValueError(f"candidates must all be positive, got {taus[taus <= 0][0]!r}")
-    return taus
+    return DEFAULT_CANDIDATES if candidates is None else as_temperatures(candidates, "candidates")
 
 
 def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
-    """Leave-one-out error of the masked head for many temperatures at once.
+    r"""Leave-one-out error of the masked head for many temperatures at once.
+
+    Leave-one-out predicts every sample from all the others: it is the
+    engineered head with the diagonal of its attention masked out,
+
+    .. math:: \mathrm{LOO}(\tau) = \frac{1}{n} \sum_i
+        \Big(s_i - \sum_{j \ne i} w^{(-i)}_{ij} s_j\Big)^2 .
 
     The masked scores ``-(p_i - p_j)**2`` (``-inf`` on the diagonal) come
     from the head's projections once; each block of candidates then costs
@@ -121,13 +106,13 @@ def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
     Returns
     -------
     scores : ndarray, shape (m,) or (k, m)
-        ``scores[..., t]`` equals :func:`leave_one_out_error` at ``candidates[t]``.
+        ``scores[..., t]`` is the leave-one-out mean squared error at ``candidates[t]``.
     """
     s = as_array(signal, "signal")
     if s.ndim not in (1, 2) or s.shape[-1] < 2:
         raise ValueError(f"signal must have shape (n,) or (k, n) with n >= 2, got {s.shape}")
     S = np.atleast_2d(s)  # (k, n)
-    taus = check_candidates(candidates)
+    taus = candidate_temperatures(candidates)
     X = positional_features(S[0], positions)  # (n, 4); checks positions
     W_Q, W_K, _ = gaussian_head_weights()
     scores = (X @ W_Q) @ (X @ W_K).T  # (n, n) = -(p_i - p_j)**2
@@ -169,32 +154,6 @@ def choose_temperature(signal, positions, candidates=None):
     s = as_array(signal, "signal", ndim=1)
     p = as_array(positions, "positions", ndim=1)
     same_length(s, p, "signal", "positions")
-    taus = check_candidates(candidates)
+    taus = candidate_temperatures(candidates)
     scores = leave_one_out_scores(s, p, taus)  # (m,)
     return float(taus[np.argmin(scores)]), scores
-
-
-def loo_choices(ns, sigmas, seeds, candidates=None) -> np.ndarray:
-    """:func:`choose_temperature` on the book's noisy sines, many at once.
-
-    For each ``n`` the signals of every seed and sigma share one batched
-    :func:`leave_one_out_scores` call (they share the weight matrices).
-
-    Parameters
-    ----------
-    ns : sequence of int, length a
-    sigmas : sequence of float, length b
-    seeds : sequence of int, length r
-        Noise seeds of :func:`noisy_sine`.
-
-    Returns
-    -------
-    chosen : ndarray, shape (r, a, b)
-    """
-    taus = check_candidates(candidates)
-    chosen = np.empty((len(seeds), len(ns), len(sigmas)))
-    for a, n in enumerate(ns):
-        signals = [noisy_sine(n, s, rng=seed) for seed in seeds for s in sigmas]
-        scores = leave_one_out_scores([y for _, _, y in signals], signals[0][0], taus)  # (r b, m)
-        chosen[:, a, :] = taus[np.argmin(scores, axis=1)].reshape(len(seeds), len(sigmas))
-    return chosen

@@ -35,10 +35,10 @@ def unit_noise(n, rng=None) -> np.ndarray:
 
 
 def noisy_sine(n, sigma, *, periods=1, rng=None):
-    """A sine sampled at ``n`` evenly spaced positions, plus Gaussian noise.
+    r"""A sine sampled at ``n`` evenly spaced positions, plus Gaussian noise.
 
-    .. math:: y_i = \\sin(2 \\pi f p_i) + \\sigma z_i, \\qquad
-        p_i = \\frac{i}{n - 1},\\quad z_i \\sim \\mathcal N(0, 1)
+    .. math:: y_i = \sin(2 \pi f p_i) + \sigma z_i, \qquad
+        p_i = \frac{i}{n - 1},\quad z_i \sim \mathcal N(0, 1)
 
     Parameters
     ----------

@@ -1,9 +1,9 @@
-"""The quadratic-expansion trick, derived symbolically with sympy.
+r"""The quadratic-expansion trick, derived symbolically with sympy.
 
 The engineered head's projections are meant to make the query-key score of
 tokens ``i`` and ``j`` equal
 
-.. math:: q_i \\cdot k_j = -(p_i - p_j)^2 = -p_i^2 + 2 p_i p_j - p_j^2.
+.. math:: q_i \cdot k_j = -(p_i - p_j)^2 = -p_i^2 + 2 p_i p_j - p_j^2.
 
 This module checks that claim with computer algebra: it builds the two
 tokens' augmented rows ``x = [s, p, p**2, 1]`` from symbols, multiplies them
@@ -57,14 +57,24 @@ def _exact_entry(x: float) -> sp.Expr:
 
 
 def token_row(signal, position) -> sp.Matrix:
-    """The augmented token ``[s, p, p**2, 1]`` as a symbolic row, shape (1, 4)."""
+    """The augmented token ``[s, p, p**2, 1]`` as a symbolic row.
+
+    Parameters
+    ----------
+    signal, position : sympy.Expr
+        The token's signal value ``s`` and position ``p``.
+
+    Returns
+    -------
+    sympy.Matrix, shape (1, 4)
+    """
     return sp.Matrix([[signal, position, position**2, 1]])
 
 
 def symbolic_projections(W_Q=None, W_K=None):
-    """The query of token ``i`` and the key of token ``j``, symbolically.
+    r"""The query of token ``i`` and the key of token ``j``, symbolically.
 
-    .. math:: q_i = x_i W_Q, \\qquad k_j = x_j W_K
+    .. math:: q_i = x_i W_Q, \qquad k_j = x_j W_K
 
     Parameters
     ----------
@@ -88,6 +98,11 @@ def symbolic_projections(W_Q=None, W_K=None):
 def symbolic_score(W_Q=None, W_K=None):
     """The score ``q_i . k_j`` term by term, expanded and factored.
 
+    Parameters
+    ----------
+    W_Q, W_K : array_like, shape (4, d_k), optional
+        As for :func:`symbolic_projections`.
+
     Returns
     -------
     terms : list of sympy.Expr
@@ -105,15 +120,25 @@ def symbolic_score(W_Q=None, W_K=None):
 
 
 def is_negative_squared_distance(W_Q=None, W_K=None) -> bool:
-    """True when ``q_i . k_j - (-(p_i - p_j)**2)`` simplifies to exactly 0."""
+    """True when ``q_i . k_j - (-(p_i - p_j)**2)`` simplifies to exactly 0.
+
+    Parameters
+    ----------
+    W_Q, W_K : array_like, shape (4, d_k), optional
+        As for :func:`symbolic_projections`.
+
+    Returns
+    -------
+    bool
+    """
     _, expanded, _ = symbolic_score(W_Q, W_K)
     return sp.simplify(expanded + (p_i - p_j) ** 2) == 0
 
 
 def numeric_score_error(positions, signal=None) -> float:
-    """Largest gap between the head's scores and ``-(p_i - p_j)**2``.
+    r"""Largest gap between the head's scores and ``-(p_i - p_j)**2``.
 
-    .. math:: \\max_{i,j} \\left| (X W_Q)(X W_K)^\\top + (p_i - p_j)^2 \\right|
+    .. math:: \max_{i,j} \left| (X W_Q)(X W_K)^\top + (p_i - p_j)^2 \right|
 
     Parameters
     ----------

@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 
 import selfattention as sa
-from selfattention import settings
-
-from .conftest import open_page
+from selfattention import defaults
+from tools.chromium import open_page
 
 SELECTOR = "[data-attention-explorer]"
 API = f"document.querySelector('{SELECTOR}').attentionExplorer"
@@ -43,7 +42,7 @@ def assert_matches_package(page, weights=True):
     """The explorer's series equal the package's for its current params."""
     p = params(page)
     got = series(page, weights)
-    positions, clean, noisy = sa.noisy_sine(p["n"], p["sigma"], rng=settings.SEED)
+    positions, clean, noisy = sa.noisy_sine(p["n"], p["sigma"], rng=defaults.SEED)
     output, w = sa.gaussian_head(noisy, positions, p["tau"])
     np.testing.assert_allclose(got["positions"], positions, rtol=0, atol=1e-15)
     np.testing.assert_allclose(got["clean"], clean, rtol=0, atol=1e-12)
@@ -76,7 +75,7 @@ def heat_map_colors(page):
 
 
 def test_starts_at_the_chapters_figure_and_replaces_the_fallback(explorer):
-    assert params(explorer) == {"sigma": settings.SIGMA, "tau": settings.TEMPERATURE, "n": settings.N}
+    assert params(explorer) == {"sigma": defaults.SIGMA, "tau": defaults.TEMPERATURE, "n": defaults.N}
     _, weights = assert_matches_package(explorer)
     assert explorer.locator(f"{SELECTOR} .ae-scale-max").text_content() == f"{weights.max():.2g}"
     assert explorer.locator(f"{SELECTOR} .attention-explorer-fallback").count() == 0
@@ -108,7 +107,7 @@ def test_head_agrees_with_the_package(explorer, sigma, tau, n):
         rows = explorer.evaluate(
             f"(() => {{ const w = {API}.series().weights; return [w[0], w[{n // 2}], w[{n - 1}]]; }})()"
         )
-        positions, _, noisy = sa.noisy_sine(n, sigma, rng=settings.SEED)
+        positions, _, noisy = sa.noisy_sine(n, sigma, rng=defaults.SEED)
         _, w = sa.gaussian_head(noisy, positions, tau)
         np.testing.assert_allclose(rows, w[[0, n // 2, n - 1]], rtol=0, atol=TOL)
 
@@ -119,7 +118,7 @@ def test_bad_params_are_refused(explorer):
             f"(() => {{ try {{ {API}.setParams({bad}); return null; }} catch (e) {{ return e.message; }} }})()"
         )
         assert message and message.split()[0] in bad
-    assert params(explorer) == {"sigma": settings.SIGMA, "tau": settings.TEMPERATURE, "n": settings.N}
+    assert params(explorer) == {"sigma": defaults.SIGMA, "tau": defaults.TEMPERATURE, "n": defaults.N}
 
 
 @pytest.mark.parametrize("key", ["sigma", "tau", "n"])
@@ -173,7 +172,7 @@ def test_slider_moves_by_touch(browser, site_url):
         box = slider.bounding_box()
         page.touchscreen.tap(box["x"] + 0.8 * box["width"], box["y"] + box["height"] / 2)
         page.wait_for_timeout(100)
-        assert params(page)["n"] > settings.N
+        assert params(page)["n"] > defaults.N
         assert_matches_package(page, weights=False)
         assert page.external_requests == []
     finally:
@@ -185,16 +184,16 @@ def test_temperature_slider_reaches_identity_and_uniform(explorer):
     slider.focus()
     slider.press("Home")
     explorer.wait_for_timeout(50)
-    assert params(explorer)["tau"] == settings.TEMPERATURE_RANGE[0]
+    assert params(explorer)["tau"] == defaults.TEMPERATURE_RANGE[0]
     got, _ = assert_matches_package(explorer)
-    np.testing.assert_allclose(got["weights"], np.eye(settings.N), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got["weights"], np.eye(defaults.N), rtol=0, atol=1e-12)
     np.testing.assert_allclose(got["output"], got["noisy"], rtol=0, atol=1e-12)  # no smoothing
     assert heat_map_colors(explorer) == {"diagonal": VIRIDIS_TOP, "off diagonal": VIRIDIS_BOTTOM}
     slider.press("End")
     explorer.wait_for_timeout(50)
-    assert params(explorer)["tau"] == settings.TEMPERATURE_RANGE[1]
+    assert params(explorer)["tau"] == defaults.TEMPERATURE_RANGE[1]
     got, _ = assert_matches_package(explorer)
-    n = settings.N
+    n = defaults.N
     assert np.abs(got["weights"] * n - 1).max() < 0.11  # every weight within 11 % of 1/n
     assert np.ptp(got["output"]) < 0.1 * np.ptp(got["clean"])  # flattened to nearly a constant
     colors = heat_map_colors(explorer)
@@ -204,7 +203,7 @@ def test_temperature_slider_reaches_identity_and_uniform(explorer):
 def loo_choice(page, sigma, n):
     page.evaluate(f"{API}.setParams({{sigma: {sigma}, n: {n}}})")
     choice = page.evaluate(f"{API}.chooseTemperature({{apply: false}})")
-    positions, _, noisy = sa.noisy_sine(n, sigma, rng=settings.SEED)
+    positions, _, noisy = sa.noisy_sine(n, sigma, rng=defaults.SEED)
     best_tau, scores = sa.choose_temperature(noisy, positions)
     np.testing.assert_allclose(choice["scores"], scores, rtol=1e-9)
     return choice, best_tau, scores
@@ -234,7 +233,7 @@ def test_best_tau_button_sets_the_temperature(explorer):
     explorer.evaluate(f"{API}.setParams({{sigma: 0.8, n: 200, tau: 10}})")
     explorer.locator(f"{SELECTOR} button.ae-best").click()
     explorer.wait_for_timeout(50)
-    positions, _, noisy = sa.noisy_sine(200, 0.8, rng=settings.SEED)
+    positions, _, noisy = sa.noisy_sine(200, 0.8, rng=defaults.SEED)
     best_tau, _ = sa.choose_temperature(noisy, positions)
     assert params(explorer) == {"sigma": 0.8, "tau": best_tau, "n": 200}
     assert "τ =" in explorer.locator(f"{SELECTOR} .ae-best-value").text_content()

@@ -18,10 +18,10 @@ is only contacted after a reader presses it (see ``test_thebe.py``).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tools import toc
+
 MATH_SELECTOR = "div.math, span.math"
 # Text outside code and MathJax output, where TeX delimiters must not survive.
 TEXT_OUTSIDE_CODE = """() => {
@@ -55,16 +55,14 @@ def site_pages(site_dir: Path) -> list[str]:
     return sorted(p for p in pages if not p.startswith(("_static/", "_sources/")))
 
 
-def toc_pages() -> list[str]:
-    """``book/<chapter>.html`` for every file the table of contents lists."""
-    files = re.findall(r"^\s*(?:root|-\s*file):\s*(\S+)", (ROOT / "_toc.yml").read_text(), re.M)
-    return [f"{name}.html" for name in files]
-
-
 def check_page(page, url: str) -> list[str]:
     """Problems found on one page (empty when it is self-contained and complete)."""
     failed = []
-    on_response = lambda r: r.status >= 400 and failed.append(f"{r.status} {r.url}")  # noqa: E731
+
+    def on_response(response):
+        if response.status >= 400:
+            failed.append(f"{response.status} {response.url}")
+
     page.on("response", on_response)
     external_before = len(page.external_requests)
     page.goto(url, wait_until="networkidle")
@@ -83,13 +81,13 @@ def check_page(page, url: str) -> list[str]:
 
 
 def test_every_toc_page_was_built(site_dir):
-    missing = [p for p in toc_pages() if not (site_dir / p).is_file()]
-    assert toc_pages() and missing == []
+    missing = [p for p in toc.pages() if not (site_dir / p).is_file()]
+    assert toc.pages() and missing == []
 
 
 def test_every_page_is_self_contained(page, site_dir, site_url):
     pages = site_pages(site_dir)
-    assert set(toc_pages()) <= set(pages)
+    assert set(toc.pages()) <= set(pages)
     problems = {p: check_page(page, f"{site_url}/{p}") for p in pages}
     problems = {p: found for p, found in problems.items() if found}
     assert problems == {}, "\n".join(f"{p}: {f}" for p, found in problems.items() for f in found)
@@ -97,7 +95,7 @@ def test_every_page_is_self_contained(page, site_dir, site_url):
 
 def test_math_pages_are_checked(page, site_dir, site_url):
     """The math check above is not vacuous: some page has math, and MathJax ran on it."""
-    with_math = [p for p in toc_pages() if 'class="math' in (site_dir / p).read_text()]
+    with_math = [p for p in toc.pages() if 'class="math' in (site_dir / p).read_text()]
     assert with_math, "no page has math: the MathJax check would never run"
     page.goto(f"{site_url}/{with_math[0]}", wait_until="networkidle")
     assert page.evaluate(MATHJAX_RENDERED) > 0

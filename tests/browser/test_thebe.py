@@ -1,7 +1,8 @@
-"""Live code cells (issue 5): the smoothing chapter on a local Jupyter server.
+"""Live code cells: the smoothing chapter on a local Jupyter server.
 
-The server is started exactly as ``make live`` starts it (tools/live.py:
-fresh token, 127.0.0.1, CORS limited to the site's origin), the page gets it
+The server is started exactly as ``make live`` starts it
+(:class:`tools.servers.JupyterServer`: fresh token, 127.0.0.1, CORS limited
+to the site's origin), the page gets it
 through the URL fragment, and Chromium presses the real launch button. The
 pages may reach only the site and that server: nothing else, no CDN.
 """
@@ -13,15 +14,16 @@ import socket
 
 import pytest
 
-from .conftest import load_live, open_page
+from tools.chromium import open_page
+from tools.live import live_url
+from tools.servers import JupyterServer
 
 PAGE = "book/smoothing.html"
 LAUNCH_TIMEOUT = 120_000  # ms: a cold kernel on a busy 2-core machine
 RUN_TIMEOUT = 60_000
 KERNEL_STDOUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]'
-
-
-live = load_live()
+# Where thebe's bundle fetches require.js from before it renders a widget.
+REQUIREJS_ON_CDN = re.compile(r"https://cdnjs\.cloudflare\.com/ajax/libs/require\.js/[^'\"\s]+")
 
 
 def origin(url: str) -> str:
@@ -30,7 +32,7 @@ def origin(url: str) -> str:
 
 @pytest.fixture(scope="module")
 def jupyter(site_url):
-    server = live.JupyterServer(origin=site_url)
+    server = JupyterServer(origin=site_url)
     yield server
     server.stop()
 
@@ -49,7 +51,7 @@ def status(page):
 def live_page(browser, site_url, jupyter):
     """The chapter, launched on the local server, with its thebe-init cell run."""
     page = open_page(browser, {site_url, origin(jupyter.url)})
-    page.goto(live.live_url(site_url, PAGE, jupyter.url, jupyter.token))
+    page.goto(live_url(site_url, PAGE, jupyter.url, jupyter.token))
     press_launch(page)
     page.locator(".live-code-status[data-state=ready]").wait_for(timeout=LAUNCH_TIMEOUT)
     yield page
@@ -109,6 +111,17 @@ def test_explore_slider_redraws_the_plot(live_page):
     assert target.locator(".widget-readout").nth(1).inner_text() != "0.005"
 
 
+def test_thebe_gets_require_js_from_the_site(live_page, site_dir):
+    """thebe fetches require.js from one fixed CDN address (it has no option for it):
+    ``serveRequireJsLocally`` in live-code.js answers that fetch with the site's copy."""
+    assets = site_dir / "_static" / "live-code"
+    addresses = set(REQUIREJS_ON_CDN.findall((assets / "thebe" / "index.js").read_text()))
+    assert len(addresses) == 1, addresses
+    served = live_page.evaluate("url => fetch(url).then(response => response.text())", addresses.pop())
+    assert served == (assets / "require.js").read_text()
+    assert live_page.external_requests == []
+
+
 def test_no_request_left_the_two_servers(live_page):
     assert live_page.external_requests == []
 
@@ -164,7 +177,6 @@ def test_static_page_has_a_still_figure_and_no_widget_state(site_dir):
     assert "widget-state+json" not in html and "widget-view+json" not in html
     figure = re.search(r'<figure[^>]*id="fig-smoothing-explore".*?</figure>', html, re.S)
     assert figure and "<img" in figure.group(0)
-
 
 
 def test_sphinx_thebe_loader_is_replaced(site_dir):

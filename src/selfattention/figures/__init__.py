@@ -1,9 +1,14 @@
-"""Figures of the book, one module per chapter.
+"""The book's figures: plotting only, with the data passed in.
 
-Every function here takes its data as explicit arguments and returns a
-:class:`matplotlib.figure.Figure` built without pyplot, so drawing a figure
-never touches global matplotlib state (no rcParams changes, no open pyplot
-figures for a notebook to display twice).
+A module named like a study of :mod:`selfattention.studies` draws that
+study's results (``figures.dk_scaling`` draws ``studies.dk_scaling``);
+:mod:`.diagrams` draws the head's architecture, :mod:`.smoothing` the noisy
+sine and the head smoothing it, and :mod:`.panels` holds the signal and
+attention-matrix panels the figures share. Every function takes its data as
+explicit arguments and returns a :class:`matplotlib.figure.Figure`
+built without pyplot, so drawing a figure never touches global matplotlib
+state (no rcParams changes, no open pyplot figures for a notebook to display
+twice).
 """
 
 from ._style import BookFigure, new_figure

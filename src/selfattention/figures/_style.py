@@ -42,27 +42,3 @@ def new_figure(width: float = 7.0, height: float = 3.2) -> BookFigure:
     fig = BookFigure(figsize=(width, height), dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)
     return fig
-
-
-def draw_weights(ax, weights, positions=None, *, title="Attention weights"):
-    """Draw an attention matrix as a square heat map, row i = query i.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-    weights : ndarray, shape (n, n)
-    positions : ndarray, shape (n,), optional
-        When given, the axes are labelled in positions instead of indices.
-
-    Returns
-    -------
-    matplotlib.image.AxesImage
-    """
-    extent = None
-    if positions is not None:
-        extent = (positions[0], positions[-1], positions[-1], positions[0])
-    im = ax.imshow(weights, cmap=WEIGHTS_CMAP, extent=extent, interpolation="nearest", aspect="equal")
-    ax.set_title(title)
-    ax.set_xlabel("key position $p_j$" if positions is not None else "key $j$")
-    ax.set_ylabel("query position $p_i$" if positions is not None else "query $i$")
-    return im

@@ -1,10 +1,33 @@
-"""Figures of the smoothing chapter."""
+"""Figures of the noisy sine and of the engineered head smoothing it."""
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import numpy as np
 
-from ._style import COLORS, draw_weights, new_figure
+from ._style import new_figure
+from .panels import draw_signal, draw_weights
+
+#: The smoothing figure's legend sits over a dense cloud of dots: a near-opaque frame.
+_OPAQUE_LEGEND = MappingProxyType({"loc": "upper right", "fontsize": "small", "framealpha": 0.9})
+
+
+def plot_noisy_signal(positions, clean, noisy):
+    """The noisy sine: ground truth dashed, observations as dots.
+
+    Parameters
+    ----------
+    positions, clean, noisy : ndarray, shape (n,)
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(7.0, 3.0)
+    ax = fig.add_subplot()
+    draw_signal(ax, positions, clean, noisy)
+    return fig
 
 
 def plot_smoothing(positions, clean, noisy, output, weights, *, title=None):
@@ -27,12 +50,7 @@ def plot_smoothing(positions, clean, noisy, output, weights, *, title=None):
     """
     fig = new_figure(9.5, 3.8)
     ax_sig, ax_w = fig.subplots(1, 2, width_ratios=(1.6, 1))
-    ax_sig.plot(positions, clean, "--", color=COLORS["clean"], lw=1.2, label="ground truth")
-    ax_sig.plot(positions, noisy, "o", color=COLORS["noisy"], ms=3, alpha=0.6, label="noisy input")
-    ax_sig.plot(positions, output, "-", color=COLORS["output"], lw=2, label="attention output")
-    ax_sig.set_xlabel("position $p$")
-    ax_sig.set_ylabel("value")
-    ax_sig.legend(loc="upper right", fontsize="small", framealpha=0.9)
+    draw_signal(ax_sig, positions, clean, noisy, output, dot_alpha=0.6, legend=_OPAQUE_LEGEND)
     im = draw_weights(ax_w, np.asarray(weights), np.asarray(positions))
     fig.colorbar(im, ax=ax_w, shrink=0.9, label="weight $w_{ij}$")
     if title:

@@ -1,0 +1,53 @@
+"""The book's shared defaults: one place for the settings every chapter, figure,
+widget and the in-page explorer use, so that they all show the same signal.
+"""
+
+from ._validation import as_count, as_nonnegative_scalar, as_positive_scalar
+
+#: Seed of the book's noise realisation.
+SEED = 1729
+#: Default number of samples.
+N = 100
+#: Default noise standard deviation.
+SIGMA = 0.3
+#: Default temperature of the engineered head.
+TEMPERATURE = 0.005
+#: Number of periods of the sine on [0, 1].
+PERIODS = 1
+#: Slider ranges (inclusive) of the interactive demos.
+N_RANGE = (5, 1000)
+SIGMA_RANGE = (0.0, 1.5)
+#: From 1e-8, where the attention matrix is the identity even at N = 1000
+#: (neighbours 1e-3 apart get weight exp(-1e-6 / 1e-8) = exp(-100)), to 10,
+#: where it is nearly uniform.
+TEMPERATURE_RANGE = (1e-8, 10.0)
+
+
+def check_in_ranges(n, sigma, temperature):
+    """Check a demo's parameters against the slider ranges above.
+
+    Parameters
+    ----------
+    n : int
+    sigma : float
+    temperature : float
+
+    Returns
+    -------
+    n : int
+    sigma : float
+    temperature : float
+        The parameters, converted.
+
+    Raises
+    ------
+    ValueError
+        Naming the first parameter that is of the wrong type or out of range.
+    """
+    checked = (as_count(n, "n"), as_nonnegative_scalar(sigma, "sigma"), as_positive_scalar(temperature, "temperature"))
+    for name, value, (low, high) in zip(
+        ("n", "sigma", "temperature"), checked, (N_RANGE, SIGMA_RANGE, TEMPERATURE_RANGE), strict=True
+    ):
+        if not low <= value <= high:
+            raise ValueError(f"{name} must lie in the slider range [{low}, {high}], got {value!r}")
+    return checked

@@ -1,0 +1,70 @@
+"""Figures of bias and variance: the error curve against the temperature, and
+the edge effect, the bias at the ends of the interval."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._style import COLORS, new_figure
+from .panels import draw_signal
+
+
+def plot_bias_variance(temperatures, bias2, variance, best_tau):
+    """Error of the head against temperature, split into bias and variance.
+
+    Parameters
+    ----------
+    temperatures : ndarray, shape (m,)
+    bias2, variance : ndarray, shape (m,)
+        Squared bias and variance; their sum is the mean squared error.
+    best_tau : float
+        Marked with a vertical line.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(7.0, 3.6)
+    ax = fig.subplots()
+    mse = np.asarray(bias2) + np.asarray(variance)  # (m,)
+    ax.loglog(temperatures, mse, "-", color=COLORS["clean"], lw=2.2, label="mean squared error")
+    ax.loglog(temperatures, bias2, "--", color=COLORS["output"], lw=1.6, label="bias$^2$ (flattening)")
+    ax.loglog(temperatures, variance, ":", color=COLORS["noisy"], lw=2, label="variance (noise kept)")
+    ax.axvline(best_tau, color=COLORS["muted"], lw=1)
+    ax.set_ylim(mse.min() / 30, mse.max() * 2)
+    ax.annotate(f"best $\\tau$ = {best_tau:.2g}", (best_tau, mse.min() / 30), xytext=(4, 4),
+                textcoords="offset points", fontsize="small")
+    ax.set_xlabel("temperature $\\tau$")
+    ax.set_ylabel("error (mean over positions)")
+    ax.legend(loc="upper left", fontsize="small")
+    return fig
+
+
+def plot_edge_effect(positions, clean, smoothed, weights, queries):
+    """The pull toward the inside at the ends, and the one-sided weights behind it.
+
+    Parameters
+    ----------
+    positions, clean, smoothed : ndarray, shape (n,)
+        ``smoothed`` is the head's output on the noise-free signal (its mean).
+    weights : ndarray, shape (n, n)
+        The head's attention matrix.
+    queries : sequence of int
+        Rows of ``weights`` to draw on the right.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(9.0, 3.6)
+    ax_s, ax_w = fig.subplots(1, 2)
+    draw_signal(ax_s, positions, clean, output=smoothed, output_label="mean output")
+    styles = ["-", "--", ":", "-."]
+    for k, i in enumerate(queries):
+        ax_w.plot(positions, weights[i], styles[k % len(styles)], color=COLORS["noisy"], lw=1.6,
+                  label=f"query at $p$ = {positions[i]:.2f}")
+        ax_s.plot(positions[i], smoothed[i], "o", color=COLORS["output"], ms=5)
+    ax_w.set_xlabel("key position $p_j$")
+    ax_w.set_ylabel("attention weight $w_{ij}$")
+    ax_w.legend(loc="upper center", fontsize="small")
+    return fig

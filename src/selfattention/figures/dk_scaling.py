@@ -1,0 +1,44 @@
+"""The figure of why attention divides the scores by ``sqrt(d_k)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._style import COLORS, new_figure
+
+
+def plot_dk_scaling(result):
+    """Why divide by ``sqrt(d_k)``: spread of the scores and peakedness of softmax.
+
+    Left: the standard deviation of ``q . k`` against ``d_k`` (log-log), with
+    the curve ``sqrt(d_k)``. Right: the mean largest softmax weight of a row,
+    without and with the scaling.
+
+    Parameters
+    ----------
+    result : dict of str to ndarray
+        As returned by :func:`selfattention.studies.dk_scaling.dk_scaling_experiment`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    d_k = np.asarray(result["d_k"], dtype=float)
+    fig = new_figure(9.0, 3.4)
+    ax_std, ax_max = fig.subplots(1, 2)
+    ax_std.loglog(d_k, result["std"], "o", color=COLORS["noisy"], label="measured")
+    ax_std.loglog(d_k, np.sqrt(d_k), "-", color=COLORS["clean"], lw=1, label="$\\sqrt{d_k}$")
+    ax_std.set_xlabel("key dimension $d_k$")
+    ax_std.set_ylabel("std of $q \\cdot k$")
+    ax_std.set_title("Spread of the dot products")
+    ax_std.legend(fontsize="small")
+    ax_max.semilogx(d_k, result["max_weight_unscaled"], "o-", color=COLORS["output"],
+                    label="softmax$(QK^\\top)$")
+    ax_max.semilogx(d_k, result["max_weight_scaled"], "s-", color=COLORS["accent"],
+                    label="softmax$(QK^\\top/\\sqrt{d_k})$")
+    ax_max.set_ylim(0, 1.05)
+    ax_max.set_xlabel("key dimension $d_k$")
+    ax_max.set_ylabel("mean largest weight of a row")
+    ax_max.set_title("How peaked the softmax is")
+    ax_max.legend(fontsize="small", loc="center right")
+    return fig

@@ -1,0 +1,79 @@
+"""The two panels the book's figures share: a signal, and an attention matrix.
+
+Every figure that draws a sine, its noisy samples or a smoothed output draws
+them with :func:`draw_signal`, and every figure of an attention matrix with
+:func:`draw_weights`, so that one look (colours, line styles, labels) runs
+through the book. The keyword arguments tune the sizes to the panel's space.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from ._style import COLORS, WEIGHTS_CMAP
+
+#: The legend of a signal panel that has the room for one.
+LEGEND = MappingProxyType({"loc": "upper right", "fontsize": "small"})
+#: Small signal panels side by side (``draw_signal(..., **SMALL_PANEL)``):
+#: smaller dots and lines; the row's first panel carries the y label and
+#: a :data:`SMALL_LEGEND`.
+SMALL_PANEL = MappingProxyType({"dot_size": 2.5, "dot_alpha": 0.6, "line_width": 1.8, "ylabel": None})
+SMALL_LEGEND = MappingProxyType({"loc": "lower left", "fontsize": "x-small", "framealpha": 0.9})
+
+
+def draw_signal(ax, positions, clean, noisy=None, output=None, *, output_label="attention output",
+                dot_size=3.0, dot_alpha=0.7, line_width=2.0, ylabel="value", legend=LEGEND):
+    """Draw a signal panel: ground truth dashed, noisy samples as dots, output solid.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    positions, clean : array_like, shape (n,)
+    noisy, output : array_like, shape (n,), optional
+        Drawn when given.
+    output_label : str
+        The output's legend entry.
+    dot_size, dot_alpha : float
+        Marker size and opacity of the noisy samples.
+    line_width : float
+        Width of the output's line.
+    ylabel : str or None
+        The y-axis label; None leaves it unset (for panels that share one).
+    legend : mapping or None
+        Keyword arguments of :meth:`~matplotlib.axes.Axes.legend`; None draws no legend.
+    """
+    ax.plot(positions, clean, "--", color=COLORS["clean"], lw=1.2, label="ground truth")
+    if noisy is not None:
+        ax.plot(positions, noisy, "o", color=COLORS["noisy"], ms=dot_size, alpha=dot_alpha, label="noisy input")
+    if output is not None:
+        ax.plot(positions, output, "-", color=COLORS["output"], lw=line_width, label=output_label)
+    ax.set_xlabel("position $p$")
+    if ylabel is not None:
+        ax.set_ylabel(ylabel)
+    if legend is not None:
+        ax.legend(**legend)
+
+
+def draw_weights(ax, weights, positions=None, *, title="Attention weights"):
+    """Draw an attention matrix as a square heat map, row i = query i.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    weights : array_like, shape (n, n)
+    positions : array_like, shape (n,), optional
+        When given, the axes are labelled in positions instead of indices.
+    title : str
+
+    Returns
+    -------
+    matplotlib.image.AxesImage
+    """
+    extent = None
+    if positions is not None:
+        extent = (positions[0], positions[-1], positions[-1], positions[0])
+    im = ax.imshow(weights, cmap=WEIGHTS_CMAP, extent=extent, interpolation="nearest", aspect="equal")
+    ax.set_title(title)
+    ax.set_xlabel("key position $p_j$" if positions is not None else "key $j$")
+    ax.set_ylabel("query position $p_i$" if positions is not None else "query $i$")
+    return im

@@ -1,0 +1,80 @@
+"""Figures of the temperature's two limits: the identity and the uniform average."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._style import COLORS, new_figure
+from .panels import SMALL_LEGEND, SMALL_PANEL, draw_signal, draw_weights
+
+
+def _tau_label(tau) -> str:
+    """``tau`` as TeX: ``10^{-6}`` rather than ``1e-06``."""
+    text = f"{tau:.3g}"
+    if "e" not in text:
+        return f"\\tau = {text}"
+    mantissa, exponent = text.split("e")
+    prefix = "" if mantissa == "1" else f"{mantissa} \\times "
+    return f"\\tau = {prefix}10^{{{int(exponent)}}}"
+
+
+def plot_temperature_extremes(positions, clean, noisy, temperatures, outputs, weights):
+    """The head at several temperatures: weights above, signals below.
+
+    Parameters
+    ----------
+    positions, clean, noisy : ndarray, shape (n,)
+    temperatures : sequence of float, length m
+        One column per temperature, in the order given.
+    outputs : ndarray, shape (m, n)
+    weights : ndarray, shape (m, n, n)
+        The head's output and weights at each temperature, as from
+        :func:`selfattention.studies.temperature_limits.head_at_temperatures`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    m = len(temperatures)
+    fig = new_figure(3.2 * m, 6.4)
+    axes = fig.subplots(2, m, squeeze=False, height_ratios=(1.1, 1))
+    for k, tau in enumerate(temperatures):
+        draw_weights(axes[0, k], weights[k], np.asarray(positions), title=f"${_tau_label(tau)}$")
+        draw_signal(axes[1, k], positions, clean, noisy, outputs[k], **SMALL_PANEL,
+                    legend=SMALL_LEGEND if k == 0 else None)
+        axes[1, k].set_title(f"output range {np.ptp(outputs[k]):.2f}", fontsize="small")
+    axes[1, 0].set_ylabel("value")
+    return fig
+
+
+def plot_temperature_sweep(temperatures, sweep):
+    """How far the weights are from the identity and from uniform, vs tau.
+
+    Parameters
+    ----------
+    temperatures : ndarray, shape (m,)
+    sweep : dict of ndarray, each shape (m,)
+        The result of :func:`selfattention.studies.temperature_limits.temperature_sweep`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(9.0, 3.4)
+    ax_w, ax_o = fig.subplots(1, 2)
+    floor = 1e-18  # exact zeros cannot sit on a log axis
+    ax_w.loglog(temperatures, np.maximum(sweep["identity"], floor), "o-", color=COLORS["noisy"],
+                label="$\\max|W - I|$ (identity)")
+    ax_w.loglog(temperatures, np.maximum(sweep["uniform"], floor), "s-", color=COLORS["output"],
+                label="$\\max|W - 1/n|$ (uniform)")
+    ax_w.set_title("The attention matrix")
+    ax_o.loglog(temperatures, np.maximum(sweep["input_gap"], floor), "o-", color=COLORS["noisy"],
+                label="$\\max|\\mathrm{output} - \\mathrm{input}|$")
+    ax_o.loglog(temperatures, np.maximum(sweep["mean_gap"], floor), "s-", color=COLORS["output"],
+                label="$\\max|\\mathrm{output} - \\mathrm{mean}|$")
+    ax_o.set_title("The output")
+    for ax in (ax_w, ax_o):
+        ax.set_xlabel("temperature $\\tau$")
+        ax.set_ylabel("distance")
+        ax.legend(fontsize="small")
+    return fig

@@ -1,0 +1,234 @@
+r"""Bias and variance of the engineered head, measured by Monte Carlo.
+
+For a fixed signal ``f`` sampled at ``n`` positions, noise level ``sigma``
+and temperature ``tau``, the head's output at position ``i`` varies with the
+noise draw. Over many draws ``r`` its error splits exactly into
+
+.. math:: \underbrace{\overline{(\hat f_r(p_i) - f(p_i))^2}}_{\text{MSE}_i}
+    = \underbrace{(\overline{\hat f_r(p_i)} - f(p_i))^2}_{\text{bias}_i^2}
+    + \underbrace{\overline{(\hat f_r(p_i) - \overline{\hat f_r(p_i)})^2}}_{\text{variance}_i},
+
+where the bar is the mean over draws. Averaged over the positions of a
+region (the whole interval, or its interior away from the ends) this gives
+the curves of error against temperature.
+
+The Monte Carlo is vectorised: for each temperature the head's weight matrix
+``W`` (n, n) is built once and applied to all noise draws at once. The head
+is linear in the signal, ``W (f + sigma z) = W f + sigma W z``, so one pass
+over the unit noise ``z`` serves every ``sigma``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import as_array, as_count, as_nonnegative_scalar, as_positive_scalar, as_temperatures
+from ..head import gaussian_head
+from ..signals import noisy_sine
+
+#: The regions the error is averaged over: ``(low, high)`` bounds on p.
+REGIONS = {"whole": (0.0, 1.0), "interior": (0.25, 0.75)}
+
+@dataclass(frozen=True)
+class ErrorParts:
+    """Pointwise Monte Carlo statistics of the head, for unit noise.
+
+    For noise level ``sigma`` the head's mean output at ``p_i`` is
+    ``clean_i + smooth_bias[t, i] + sigma * noise_mean[t, i]`` and its
+    variance over the draws is ``sigma**2 * noise_var[t, i]``.
+
+    Attributes
+    ----------
+    positions : ndarray, shape (n,)
+    temperatures : ndarray, shape (m,)
+    smooth_bias : ndarray, shape (m, n)
+        ``W f - f``: the error of the head on the noise-free signal.
+    noise_mean : ndarray, shape (m, n)
+        Mean over draws of ``W z`` (close to 0; its square is Monte Carlo noise).
+    noise_var : ndarray, shape (m, n)
+        Variance over draws of ``W z`` (population variance, ``ddof=0``).
+    draws : int
+    """
+
+    positions: np.ndarray
+    temperatures: np.ndarray
+    smooth_bias: np.ndarray
+    noise_mean: np.ndarray
+    noise_var: np.ndarray
+    draws: int
+
+
+def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None) -> ErrorParts:
+    """Run the head on ``draws`` noise draws of a sine, for every temperature.
+
+    Parameters
+    ----------
+    n : int
+        Number of samples on [0, 1], at least 2.
+    temperatures : array_like, shape (m,)
+        Temperatures ``tau > 0``.
+    draws : int
+        Number of noise draws ``R``, at least 2.
+    periods : float
+        Periods of the sine ``f(p) = sin(2 pi periods p)``.
+    rng : int, numpy.random.Generator or None
+        Seed or generator of the unit noise, shape (R, n).
+
+    Returns
+    -------
+    ErrorParts
+    """
+    n = as_count(n, "n", minimum=2)
+    draws = as_count(draws, "draws", minimum=2)
+    taus = as_temperatures(temperatures, "temperatures")
+    p, f, _ = noisy_sine(n, 0.0, periods=periods)  # (n,), (n,): the clean sine
+    z = np.random.default_rng(rng).standard_normal((draws, n))  # (R, n)
+    parts = np.empty((3, taus.size, n))
+    for t, tau in enumerate(taus):
+        smoothed, W = gaussian_head(f, p, tau)  # (n,), (n, n)
+        wz = z @ W.T  # (R, n): the head's response to every draw at once
+        parts[:, t] = smoothed - f, wz.mean(axis=0), wz.var(axis=0)
+    return ErrorParts(p, taus, *parts, draws)
+
+
+def region_mask(positions, region) -> np.ndarray:
+    """Which positions lie inside a region of :data:`REGIONS` (bounds included).
+
+    Parameters
+    ----------
+    positions : array_like, shape (n,)
+    region : {"whole", "interior"}
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+    """
+    if region not in REGIONS:
+        raise ValueError(f"region must be one of {sorted(REGIONS)}, got {region!r}")
+    low, high = REGIONS[region]
+    p = np.asarray(positions)
+    return (p >= low) & (p <= high)
+
+
+def risk(parts: ErrorParts, sigma, region="whole"):
+    """Squared bias and variance, averaged over a region, for each temperature.
+
+    Parameters
+    ----------
+    parts : ErrorParts
+    sigma : float
+        Noise standard deviation, ``>= 0``.
+    region : {"whole", "interior"}
+
+    Returns
+    -------
+    bias2 : ndarray, shape (m,)
+        Mean over the region of ``bias_i**2``.
+    variance : ndarray, shape (m,)
+        Mean over the region of ``variance_i``; ``bias2 + variance`` is the MSE.
+    """
+    sigma = as_nonnegative_scalar(sigma, "sigma")
+    inside = region_mask(parts.positions, region)  # (n,)
+    bias = parts.smooth_bias[:, inside] + sigma * parts.noise_mean[:, inside]  # (m, n_in)
+    variance = sigma**2 * parts.noise_var[:, inside]  # (m, n_in)
+    return (bias**2).mean(axis=1), variance.mean(axis=1)
+
+
+def expected_risk(n, sigma, temperatures, region="whole", *, periods=1):
+    """The exact expectation of :func:`risk` as the number of draws grows.
+
+    Because the head is linear, ``E[W (f + sigma z)] = W f`` and
+    ``Var[(W (f + sigma z))_i] = sigma**2 sum_j W_ij**2``, with no sampling.
+
+    Parameters
+    ----------
+    n : int
+        Number of samples on [0, 1], at least 2.
+    sigma : float
+        Noise standard deviation, ``>= 0``.
+    temperatures : array_like, shape (m,)
+        Temperatures ``tau > 0``.
+    region : {"whole", "interior"}
+    periods : float
+        Periods of the sine ``f(p) = sin(2 pi periods p)``.
+
+    Returns
+    -------
+    bias2, variance : ndarray, shape (m,)
+        As :func:`risk` returns them, without Monte Carlo noise.
+    """
+    n = as_count(n, "n", minimum=2)
+    sigma = as_nonnegative_scalar(sigma, "sigma")
+    taus = as_temperatures(temperatures, "temperatures")
+    p, f, _ = noisy_sine(n, 0.0, periods=periods)  # (n,), (n,): the clean sine
+    inside = region_mask(p, region)
+    out = np.empty((2, taus.size))
+    for t, tau in enumerate(taus):
+        smoothed, W = gaussian_head(f, p, tau)
+        out[:, t] = ((smoothed - f)[inside] ** 2).mean(), sigma**2 * (W[inside] ** 2).sum(axis=1).mean()
+    return out[0], out[1]
+
+
+def refined_argmin(temperatures, mse) -> float:
+    """The temperature minimising an error curve, refined between grid points.
+
+    A parabola in ``log tau`` through the smallest value and its two
+    neighbours gives the minimum between grid points.
+
+    Parameters
+    ----------
+    temperatures : array_like, shape (m,)
+        Increasing temperatures, ``m >= 3``.
+    mse : array_like, shape (m,)
+        The error curve, one value per temperature.
+
+    Returns
+    -------
+    float
+        The temperature at the vertex of the parabola.
+
+    Raises
+    ------
+    ValueError
+        If the minimum sits at either end of the grid (the grid is too narrow).
+    """
+    taus = as_temperatures(temperatures, "temperatures")
+    err = as_array(mse, "mse", ndim=1)
+    if err.shape != taus.shape or taus.size < 3 or (np.diff(taus) <= 0).any():
+        raise ValueError("temperatures must increase and match mse in length, with at least 3 values")
+    k = int(np.argmin(err))
+    if k in (0, taus.size - 1):
+        raise ValueError(f"the minimum is at the end of the temperature grid (tau = {taus[k]:g}); widen it")
+    x, y = np.log(taus[k - 1 : k + 2]), err[k - 1 : k + 2]
+    a, b, _ = np.polyfit(x, y, 2)
+    return float(np.exp(-b / (2 * a)))
+
+
+def leading_bias(temperature, *, periods=1):
+    """Leading-order bias of the head on ``f(p) = sin(2 pi periods p)``.
+
+    At ``p = 0`` every neighbour lies on one side, at a mean distance of
+    ``h sqrt(2 / pi)`` (a half-Gaussian), so the bias is first order in
+    ``h``: ``f'(0) h sqrt(2 / pi)``. Away from the ends the two sides cancel
+    to first order and the bias is ``h**2 f''(p) / 2``, largest in size
+    where ``|f''|`` is, ``h**2 (2 pi periods)**2 / 2``.
+
+    Parameters
+    ----------
+    temperature : float
+        The head's ``tau > 0``; ``h = sqrt(tau / 2)``.
+    periods : float
+        Periods of the sine, ``> 0``.
+
+    Returns
+    -------
+    end : float
+        The bias at ``p = 0`` (positive: pulled up toward the inside).
+    interior : float
+        The largest size of the interior bias.
+    """
+    h = np.sqrt(as_positive_scalar(temperature, "temperature") / 2)
+    omega = 2 * np.pi * as_positive_scalar(periods, "periods")
+    return float(omega * h * np.sqrt(2 / np.pi)), float(h**2 * omega**2 / 2)

@@ -1,0 +1,85 @@
+r"""The one-dimensional attention head, and why it cannot smooth a signal.
+
+When each token is a single number ``x_i`` (the signal value), the
+projections ``W_Q``, ``W_K`` and ``W_V`` are 1x1 matrices ``w_q``, ``w_k``,
+``w_v`` and the scaled score of a pair is
+
+.. math:: \frac{q_i k_j}{\tau} = \frac{w_q w_k}{\tau}\, x_i x_j = c\, x_i x_j,
+
+a *product* of the two values, not a function of their distance. The single
+number ``c = w_q w_k / tau`` (the score strength) is all that the choice of
+``W_Q``, ``W_K`` and ``tau`` can change. Row ``i`` of the attention matrix,
+``softmax_j(c x_i x_j)``, therefore depends on token ``i`` only through its
+own value ``x_i``: the head is blind to positions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_array
+from ..core import attention
+from ..metrics import rmse
+
+
+def _as_weight(x, name: str) -> float:
+    value = as_array(x, name, ndim=0)
+    return float(value)
+
+
+def onedim_head(signal, w_q=1.0, w_k=1.0, w_v=1.0, temperature=None):
+    r"""Attention on one-dimensional tokens with 1x1 projections.
+
+    .. math:: w_{ij} = \operatorname{softmax}_j\!\left(
+        \frac{w_q w_k\, x_i x_j}{\tau}\right), \qquad
+        \text{output}_i = \sum_j w_{ij}\, w_v x_j
+
+    Parameters
+    ----------
+    signal : array_like, shape (n,)
+        The token values ``x``.
+    w_q, w_k, w_v : float
+        The entries of the 1x1 matrices ``W_Q``, ``W_K``, ``W_V``.
+    temperature : float, optional
+        The divisor ``tau``; ``sqrt(d_k) = 1`` when omitted.
+
+    Returns
+    -------
+    output : ndarray, shape (n,)
+    weights : ndarray, shape (n, n)
+        Row ``i`` holds how much token ``i`` attends to each token.
+    """
+    x = as_array(signal, "signal", ndim=1)
+    if x.size == 0:
+        raise ValueError("signal must hold at least one value")
+    X = x[:, None]  # (n, 1): each token is one number
+    W_Q = np.array([[_as_weight(w_q, "w_q")]])  # (1, 1)
+    W_K = np.array([[_as_weight(w_k, "w_k")]])  # (1, 1)
+    W_V = np.array([[_as_weight(w_v, "w_v")]])  # (1, 1)
+    output, weights = attention(X @ W_Q, X @ W_K, X @ W_V, temperature)
+    return output[:, 0], weights  # (n,), (n, n)
+
+
+def strength_sweep(signal, clean, strengths):
+    """Root-mean-square error of the 1-D head's output for each strength ``c``.
+
+    Each strength is realised as ``w_q = c``, ``w_k = w_v = 1``, ``tau = 1``;
+    any other ``W_Q``, ``W_K``, ``tau`` with the same ``c`` gives the same
+    attention matrix.
+
+    Parameters
+    ----------
+    signal : array_like, shape (n,)
+        The noisy token values.
+    clean : array_like, shape (n,)
+        The ground truth to compare the outputs with.
+    strengths : array_like, shape (m,)
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        ``RMSE(output, clean)`` for each strength (see :func:`selfattention.metrics.rmse`).
+    """
+    cs = as_array(strengths, "strengths", ndim=1)
+    errors = [rmse(onedim_head(signal, w_q=c)[0], clean) for c in cs]
+    return np.array(errors)  # (m,)

@@ -1,0 +1,112 @@
+r"""How the best temperature scales with the number of samples and the noise.
+
+Kernel-smoothing theory gives the best temperature ``tau*`` (the minimum of
+the error against temperature) as a power law in ``N`` and ``sigma``, with
+exponents that differ between the interior of the interval, where the bias
+is second order in the bandwidth, and the whole interval, where the ends add
+a first-order bias:
+
+.. math:: \tau^* \propto N^{-2/5} \sigma^{4/5} \ \text{(interior)}, \qquad
+    \tau^* \propto N^{-1/2} \sigma \ \text{(whole interval)}.
+
+This study measures ``tau*`` on a grid of ``(N, sigma)`` with the Monte Carlo
+of :mod:`.bias_variance` and fits the exponents by least squares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import as_array, as_positive_scalar
+from .bias_variance import REGIONS, monte_carlo_parts, refined_argmin, risk
+
+#: The grid on which the power laws of the best temperature are measured:
+#: numbers of samples and noise levels, each doubling the last; the
+#: temperatures searched for each pair; Monte Carlo draws per pair.
+GRID_NS = (50, 100, 200, 400, 800)
+GRID_SIGMAS = (0.1, 0.2, 0.4, 0.8)
+GRID_TEMPERATURES = np.logspace(-4.5, -1, 36)
+GRID_DRAWS = 200
+#: Theory's exponents ``(n, sigma)`` of the best temperature in each region.
+THEORY_EXPONENTS = {"whole": (-1 / 2, 1.0), "interior": (-2 / 5, 4 / 5)}
+#: How far the fitted exponents may stray from :data:`THEORY_EXPONENTS`.
+EXPONENT_TOLERANCE = 0.05
+
+
+@dataclass(frozen=True)
+class PowerLaw:
+    """A fitted law ``tau* = prefactor * n**n_exponent * sigma**sigma_exponent``.
+
+    ``n_stderr`` and ``sigma_stderr`` are the standard errors of the two
+    exponents from the least-squares regression of ``log tau*``.
+    """
+
+    prefactor: float
+    n_exponent: float
+    sigma_exponent: float
+    n_stderr: float
+    sigma_stderr: float
+
+    def __call__(self, n, sigma):
+        """The law's ``tau*`` at ``n`` and ``sigma`` (arrays broadcast)."""
+        n, sigma = np.asarray(n, float), np.asarray(sigma, float)
+        return self.prefactor * n**self.n_exponent * sigma**self.sigma_exponent
+
+
+def best_temperature_grid(ns, sigmas, temperatures, *, draws=100, periods=1, rng=None):
+    """Measure the best temperature for every ``(n, sigma)`` pair, in each region.
+
+    One Monte Carlo run per ``n`` (:func:`monte_carlo_parts`) serves every
+    ``sigma``; the runs share one generator, drawn from in the order of ``ns``.
+
+    Parameters
+    ----------
+    ns : sequence of int, length a
+    sigmas : sequence of float, length b
+        Noise levels, all ``> 0``.
+    temperatures : array_like, shape (m,)
+        Increasing grid searched by :func:`refined_argmin`.
+
+    Returns
+    -------
+    dict
+        ``{region: ndarray, shape (a, b)}`` for each region of :data:`REGIONS`.
+    """
+    sigmas = [as_positive_scalar(s, "sigmas") for s in sigmas]
+    gen = np.random.default_rng(rng)
+    best = {region: np.empty((len(ns), len(sigmas))) for region in REGIONS}
+    for a, n in enumerate(ns):
+        parts = monte_carlo_parts(n, temperatures, draws=draws, periods=periods, rng=gen)
+        for b, sigma in enumerate(sigmas):
+            for region, table in best.items():
+                table[a, b] = refined_argmin(parts.temperatures, sum(risk(parts, sigma, region)))
+    return best
+
+
+def fit_power_law(ns, sigmas, best) -> PowerLaw:
+    """Least-squares fit of ``log tau* = c + alpha log n + beta log sigma``.
+
+    Parameters
+    ----------
+    ns : sequence of int, length a
+    sigmas : sequence of float, length b
+    best : array_like, shape (a, b)
+        Best temperatures, as from :func:`best_temperature_grid`.
+
+    Returns
+    -------
+    PowerLaw
+        With standard errors ``sqrt(s**2 (X^T X)^-1)`` of the exponents, where
+        ``s**2`` is the residual variance on ``a * b - 3`` degrees of freedom.
+    """
+    log_n, log_s = np.meshgrid(np.log(ns), np.log(sigmas), indexing="ij")  # (a, b)
+    y = np.log(as_array(best, "best", ndim=2)).ravel()
+    if y.size != log_n.size or y.size < 4:
+        raise ValueError("best must have shape (len(ns), len(sigmas)) with at least 4 entries")
+    X = np.column_stack([np.ones_like(y), log_n.ravel(), log_s.ravel()])  # (a b, 3)
+    coef, rss, *_ = np.linalg.lstsq(X, y, rcond=None)
+    s2 = float(rss[0]) / (y.size - 3) if rss.size else 0.0
+    stderr = np.sqrt(s2 * np.diag(np.linalg.inv(X.T @ X)))  # (3,)
+    return PowerLaw(float(np.exp(coef[0])), float(coef[1]), float(coef[2]), float(stderr[1]), float(stderr[2]))

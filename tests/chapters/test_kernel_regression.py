@@ -1,0 +1,119 @@
+"""The page "Attention is kernel regression": bias and variance, the power laws of the best
+temperature, leave-one-out and the edge effect."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from chapters.book import prose
+
+from selfattention import defaults
+from selfattention.studies import bias_variance as bv
+from selfattention.studies import power_laws
+from selfattention.studies.leave_one_out import LOO_FACTOR
+
+STEM = "kernel-regression"
+
+
+def test_nadaraya_watson_and_the_head_agree_to_rounding(chapter):
+    assert chapter.glued["kr-gap"] < 1e-12
+
+
+def test_the_error_is_u_shaped_in_the_temperature(chapter):
+    mse = chapter.namespace["mse"]
+    k = int(np.argmin(mse))
+    assert 5 < k < len(mse) - 5
+    assert np.all(np.diff(mse[: k + 1]) < 0), "the error falls all the way to its minimum"
+    assert np.all(np.diff(mse[k:]) > 0), "and rises all the way after it"
+
+
+def test_the_ends_of_the_curve_are_the_noise_and_the_flattened_sine(chapter):
+    glued = chapter.glued
+    assert glued["kr-mse-small"] == pytest.approx(glued["kr-sigma"] ** 2, rel=0.05), "essentially sigma**2"
+    assert glued["kr-mse-large"] < 0.5, "heads toward the sine's mean square, 1/2"
+    assert sum(bv.expected_risk(defaults.N, defaults.SIGMA, [100.0])) == pytest.approx(0.5, rel=0.03)
+
+
+def test_the_monte_carlo_agrees_with_the_exact_expectation(chapter):
+    assert chapter.glued["kr-mc-gap"] < 5  # percent, at every temperature
+
+
+def test_the_bottom_of_the_u_is_flat(chapter):
+    best = chapter.glued["kr-best-tau"]
+    assert chapter.glued["kr-cost-half"] < 1.25 and chapter.glued["kr-cost-double"] < 1.25
+    far = int(re.search(r"a\s+factor (\d+) does not", prose("kernel-regression")).group(1))
+
+    def at(tau):
+        return sum(bv.expected_risk(defaults.N, defaults.SIGMA, [tau])).item()
+
+    assert at(best / far) > 2 * at(best) and at(best * far) > 2 * at(best), f"a factor {far} costs much more"
+
+
+def assert_exponents_match_theory(fits):
+    for region, (alpha, beta) in power_laws.THEORY_EXPONENTS.items():
+        assert fits[region].n_exponent == pytest.approx(alpha, abs=power_laws.EXPONENT_TOLERANCE), region
+        assert fits[region].sigma_exponent == pytest.approx(beta, abs=power_laws.EXPONENT_TOLERANCE), region
+
+
+def test_the_fitted_exponents_are_within_the_stated_tolerance_of_theory(chapter):
+    assert chapter.glued["kr-tolerance"] == power_laws.EXPONENT_TOLERANCE
+    assert_exponents_match_theory(chapter.namespace["fits"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_fitted_exponents_hold_for_other_noise_draws(seed):
+    best = power_laws.best_temperature_grid(power_laws.GRID_NS, power_laws.GRID_SIGMAS, power_laws.GRID_TEMPERATURES,
+                                            draws=power_laws.GRID_DRAWS, rng=seed)
+    assert_exponents_match_theory({region: power_laws.fit_power_law(power_laws.GRID_NS, power_laws.GRID_SIGMAS, table)
+                                   for region, table in best.items()})
+
+
+def test_the_whole_interval_exponents_differ_from_the_interior(chapter):
+    best, fits = chapter.namespace["best"], chapter.namespace["fits"]
+    whole, interior = fits["whole"], fits["interior"]
+    assert whole.n_exponent < interior.n_exponent - 3 * np.hypot(whole.n_stderr, interior.n_stderr)
+    assert whole.sigma_exponent > interior.sigma_exponent + 3 * np.hypot(whole.sigma_stderr, interior.sigma_stderr)
+    assert np.all(best["whole"] < best["interior"]), "the circles lie below the squares"
+
+
+def test_some_differences_from_theory_exceed_the_standard_errors(chapter):
+    fits = chapter.namespace["fits"]
+    misses = [(abs(fits[region].n_exponent - alpha) / fits[region].n_stderr,
+               abs(fits[region].sigma_exponent - beta) / fits[region].sigma_stderr)
+              for region, (alpha, beta) in power_laws.THEORY_EXPONENTS.items()]
+    assert np.max(misses) > 1
+
+
+def test_the_grid_doubles_n_and_sigma(chapter):
+    """"each doubling the last"."""
+    assert np.allclose(np.diff(np.log2(power_laws.GRID_NS)), 1)
+    assert np.allclose(np.diff(np.log2(power_laws.GRID_SIGMAS)), 1)
+    assert chapter.glued["kr-n-count"] == len(power_laws.GRID_NS)
+
+
+def test_leave_one_out_lands_within_the_stated_factor_on_the_books_signals(chapter):
+    glued = chapter.glued
+    assert glued["kr-loo-factor"] == LOO_FACTOR
+    assert 1 / LOO_FACTOR < glued["kr-loo-low"] <= glued["kr-loo-high"] < LOO_FACTOR
+    assert 1 / LOO_FACTOR < glued["kr-chosen-ratio"] < LOO_FACTOR
+
+
+def test_leave_one_out_is_right_on_average_but_misses_a_minority_of_other_draws(chapter):
+    glued, other_ratio = chapter.glued, chapter.namespace["other_ratio"]
+    assert 0.8 < glued["kr-loo-median"] < 1.25, "right on average"
+    assert 0 < glued["kr-loo-outside"] < 35, "some, but a minority, miss by more than the factor"
+    assert other_ratio.min() < 0.1, "a few of them by far more: far too small temperatures"
+
+
+def test_the_edge_effect_pulls_the_ends_inward_at_first_order(chapter):
+    glued = chapter.glued
+    end = glued["kr-end-theory"]
+    assert glued["kr-end-bias"] > 0 > glued["kr-end-bias-right"], "pulled toward the inside values at both ends"
+    assert glued["kr-end-bias"] == pytest.approx(end, rel=0.15)
+    assert -glued["kr-end-bias-right"] == pytest.approx(end, rel=0.15)
+    assert glued["kr-end-shortfall"] > 0, "the measured pull is smaller than the leading-order value"
+    assert glued["kr-interior-bias"] == pytest.approx(glued["kr-interior-theory"], rel=0.05)
+    assert glued["kr-end-bias"] > 3 * glued["kr-interior-bias"]

@@ -1,0 +1,62 @@
+"""The page "Smoothing with attention": the head on the book's noisy sine, the explorer and explore()."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from chapters.book import CODE_CELL, source
+
+from selfattention import defaults
+from selfattention.interactive.explorer_data import explorer_data, fallback_series
+from selfattention.interactive.widget import SmoothingWidget
+from selfattention.studies.noise_and_samples import smoothing_errors
+
+STEM = "smoothing"
+
+
+def test_the_output_is_several_times_closer_to_the_truth(chapter):
+    glued = chapter.glued
+    assert glued["smoothing-rmse-input"] == pytest.approx(glued["smoothing-sigma"], rel=0.2), "close to sigma"
+    assert glued["smoothing-rmse-output"] < glued["smoothing-rmse-input"] / 2
+    assert glued["smoothing-rmse-ratio"] == glued["smoothing-rmse-input"] / glued["smoothing-rmse-output"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_output_beats_the_input_on_other_noise_draws(seed):
+    rmse_input, rmse_output = smoothing_errors(defaults.N, defaults.SIGMA, defaults.TEMPERATURE, rng=seed)
+    assert rmse_output < rmse_input / 2
+
+
+def test_a_noise_free_signal_keeps_only_the_blur(chapter):
+    assert 0 < chapter.glued["smoothing-rmse-no-noise"] < chapter.glued["smoothing-rmse-output"]
+
+
+def test_the_middle_token_averages_many_neighbours(chapter):
+    """Averaging k tokens: the bump around the middle token covers about k = 1 / sum w**2 of them."""
+    k = chapter.glued["smoothing-neighbours"]
+    h, spacing = chapter.glued["smoothing-h"], 1 / (chapter.glued["smoothing-n"] - 1)
+    # A Gaussian row of standard deviation h on a grid of this spacing has 1 / sum w**2 = 2 sqrt(pi) h / spacing.
+    assert k == pytest.approx(2 * np.sqrt(np.pi) * h / spacing, rel=0.01)
+
+
+def test_the_explorer_starts_on_the_chapters_figure(chapter):
+    """"at its starting settings it draws exactly" the chapter's first figure."""
+    ns = chapter.namespace
+    for got, want in zip(fallback_series(explorer_data()), (ns["positions"], ns["clean"], ns["noisy"], ns["output"],
+                                                             ns["weights"]), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_explore_draws_the_still_figure_the_static_page_shows(chapter):
+    """The static page glues a still; live, explore() starts on the very same image."""
+    widget = chapter.namespace["explore"]()
+    assert isinstance(widget, SmoothingWidget)
+    assert widget.image.value == chapter.glued["fig-smoothing-explore"]._repr_png_()
+
+
+def test_the_build_skips_only_the_explore_cell_which_comes_last():
+    """The static build cannot show a widget, so it skips the cell; thebe runs the last cell live."""
+    cells = CODE_CELL.findall(source("smoothing"))
+    skipped = [cell for cell in cells if ":tags: [skip-execution]" in cell]
+    assert skipped == [cells[-1]]
+    assert cells[-1].split("\n", 2)[2].strip() == "explore()"

@@ -1,0 +1,116 @@
+"""Every page follows the book's rules, read from its MyST source.
+
+Every figure is glued, named ``fig-<page>-<slug>``, captioned, described by
+alt text, referenced and drawn in a hidden-input cell; every glued name is
+shown and every shown name glued; every number in the prose is glued (the
+one rule, with its listed exceptions); included source exists; no page uses
+pyplot or numpy's global random state.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+from chapters.book import (
+    BOOK,
+    GLUE_FIGURE,
+    GLUE_ROLE,
+    NUMREF,
+    STEMS,
+    code_cells,
+    glued_names,
+    source,
+    typed_numbers,
+)
+
+#: Page -> the prefix of its figure names (fig-<prefix>-<slug>), for the pages with figures.
+FIGURE_PREFIXES = {
+    "attention": "attention",
+    "noisy-signal": "noisy-signal",
+    "quadratic-trick": "quadratic-trick",
+    "smoothing": "smoothing",
+    "knobs": "knobs",
+    "kernel-regression": "kr",
+}
+#: The numbers typed into the prose instead of glued, and what states each.
+#: Each value is a function of the page's run (see book.run_chapter) giving the
+#: number the package or the bibliography states; None marks a number that
+#: the test named in the comment reads from the prose and checks itself.
+TYPED_NUMBERS = {
+    "attention": {"1024": lambda ch: max(ch.namespace["result"]["d_k"])},  # "d_k from 1 to 1024"
+    "kernel-regression": {
+        "1964": lambda ch: _bib_years("nadaraya1964estimating", "watson1964smooth"),  # "In 1964"
+        "400": lambda ch: max(ch.namespace["loo_ns"]),  # "N up to 400"
+        "2": lambda ch: ch.glued["kr-loo-factor"],  # "by more than a factor 2"
+        "20": None,  # "a factor 20 does not": test_kernel_regression.py::test_the_bottom_of_the_u_is_flat
+    },
+}
+
+
+def _bib_years(*keys) -> int:
+    years = {int(re.search(rf"@\w+\{{{key},.*?year\s*=\s*\{{(\d+)\}}", (BOOK.parent / "references.bib").read_text(),
+                           re.S).group(1)) for key in keys}
+    assert len(years) == 1, years
+    return years.pop()
+
+
+@pytest.mark.parametrize("stem", FIGURE_PREFIXES)
+def test_figures_are_named_captioned_described_referenced_and_hidden(stem):
+    figures = GLUE_FIGURE.findall(source(stem))
+    assert figures, f"{stem} has no figure"
+    text = source(stem)
+    for name, body in figures:
+        assert name.startswith(f"fig-{FIGURE_PREFIXES[stem]}-"), name
+        assert f":name: {name}\n" in body
+        alt = re.search(r"^:alt: (.+)$", body, re.M)
+        assert alt and len(alt.group(1)) > 40, f"{name} needs real alt text"
+        caption = "\n".join(line for line in body.splitlines() if not line.startswith(":")).strip()
+        assert len(caption) > 40, f"{name} needs a caption"
+        assert name in NUMREF.findall(text), f"{name} is never referenced with numref"
+        drawing = [c for c in code_cells(stem) if re.search(rf"""glue\("{name}", .+, display=False\)""", c)]
+        assert len(drawing) == 1, f"{name} must be glued by exactly one cell"
+        assert re.search(r":tags: \[(hide-input|remove-cell)\]", drawing[0]), f"{name} not drawn in a hidden cell"
+
+
+@pytest.mark.parametrize("stem", FIGURE_PREFIXES)
+def test_every_figure_is_a_glued_figure(stem):
+    """Figures come from {glue:figure}, never from a cell's own output, so each has one name and caption."""
+    assert "mystnb:" not in source(stem)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_glued_reference_is_glued_in_the_page(stem):
+    exact, prefixes = glued_names(stem)
+    text = source(stem)
+    used = set(GLUE_ROLE.findall(text)) | {name for name, _ in GLUE_FIGURE.findall(text)}
+    for name in used:
+        assert name in exact or any(name.startswith(p) for p in prefixes), f"{name} is not glued in {stem}"
+    for name in exact:
+        assert name in used, f"{name} is glued but never shown in {stem}"
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_number_in_the_prose_is_glued_or_stated_by_the_package(stem, chapter_run):
+    """The one prose-number rule: a number in the prose is glued, 0 or 1, or listed in TYPED_NUMBERS."""
+    allowed = TYPED_NUMBERS.get(stem, {})
+    assert typed_numbers(stem) == set(allowed), f"numbers typed into the prose of {stem}"
+    for number, stated in allowed.items():
+        if stated is not None:
+            assert float(number) == stated(chapter_run(stem)), f"{stem} says {number}"
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_included_source_exists(stem):
+    for path, name in re.findall(r"```\{literalinclude\} (\S+)\n:pyobject: (\w+)", source(stem)):
+        tree = ast.parse((BOOK / path).read_text())
+        defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.ClassDef)}
+        assert name in defined, f"{path} has no {name}"
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_pages_use_no_pyplot_and_no_global_random_state(stem):
+    code = "\n".join(code_cells(stem))
+    assert "pyplot" not in code and "plt." not in code
+    assert not re.search(r"np\.random\.(seed|rand|normal|standard_normal|uniform)\(", code)

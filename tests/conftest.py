@@ -1,0 +1,59 @@
+"""Fixtures shared by the tests: the built site, served as ``make live`` serves it, and Chromium.
+
+The helpers come from the repository's ``tools`` package (importable because
+``pyproject.toml`` puts the repository root on pytest's ``pythonpath``).
+Every test under ``tests/browser/`` is marked ``browser``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tools import ROOT, SITE, chromium
+from tools.servers import StaticServer
+
+BROWSER_TESTS = Path(__file__).parent / "browser"
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.is_relative_to(BROWSER_TESTS):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def site_dir() -> Path:
+    """The built site: ``$SITE_DIR`` (e.g. a build made with --path-output), else ``_build/html``."""
+    site = Path(os.environ.get("SITE_DIR", ROOT / SITE))
+    if not (site / "index.html").exists():
+        pytest.fail(f"no built site in {site}: run `make build` first")
+    return site
+
+
+@pytest.fixture(scope="session")
+def site_url(site_dir):
+    """Base URL (no trailing slash) of the built site, served as ``make live`` serves it."""
+    server = StaticServer(site_dir)
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = chromium.launch(pw)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, site_url):
+    """A fresh page allowed to reach only the local site server."""
+    page = chromium.open_page(browser, {site_url})
+    yield page
+    page.context.close()

@@ -1,0 +1,98 @@
+"""Bias and variance of the head, by vectorised Monte Carlo and exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import selfattention as sa
+from selfattention.studies import bias_variance as bv
+
+TAUS = np.logspace(-5, 0, 51)
+
+
+def literal_monte_carlo(n, sigma, taus, draws, seed, region):
+    """Draw noisy sines one by one, smooth each with the head, average by hand."""
+    z = np.random.default_rng(seed).standard_normal((draws, n))
+    p = np.linspace(0, 1, n)
+    clean = np.sin(2 * np.pi * p)
+    inside = bv.region_mask(p, region)
+    bias2, variance, mse = [], [], []
+    for tau in taus:
+        outputs = np.array([sa.gaussian_head(clean + sigma * z_r, p, tau)[0] for z_r in z])  # (R, n)
+        mean = outputs.mean(axis=0)
+        bias2.append(np.mean((mean - clean)[inside] ** 2))
+        variance.append(np.mean(((outputs - mean) ** 2).mean(axis=0)[inside]))
+        mse.append(np.mean(((outputs - clean) ** 2)[:, inside]))
+    return np.array(bias2), np.array(variance), np.array(mse)
+
+
+@pytest.mark.parametrize("region", sorted(bv.REGIONS))
+def test_vectorised_monte_carlo_equals_the_literal_loop(region):
+    taus = [1e-4, 3e-3, 0.1]
+    parts = bv.monte_carlo_parts(30, taus, draws=25, rng=11)
+    for sigma in (0.0, 0.3, 1.2):
+        bias2, variance = bv.risk(parts, sigma, region)
+        ref_bias2, ref_variance, ref_mse = literal_monte_carlo(30, sigma, taus, 25, 11, region)
+        np.testing.assert_allclose(bias2, ref_bias2, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(variance, ref_variance, rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(bias2 + variance, ref_mse, rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("region", sorted(bv.REGIONS))
+def test_monte_carlo_converges_to_the_exact_expectation(region):
+    parts = bv.monte_carlo_parts(60, TAUS, draws=400, rng=3)
+    bias2, variance = bv.risk(parts, 0.3, region)
+    exact_bias2, exact_variance = bv.expected_risk(60, 0.3, TAUS, region)
+    np.testing.assert_allclose(bias2 + variance, exact_bias2 + exact_variance, rtol=0.1)
+
+
+def test_bias_grows_and_variance_shrinks_with_the_temperature():
+    bias2, variance = bv.expected_risk(100, 0.3, TAUS)
+    assert np.all(np.diff(bias2) > 0)
+    assert np.all(np.diff(variance) < 0)
+
+
+def test_refined_argmin_finds_the_minimum_between_grid_points():
+    taus = np.logspace(-4, -1, 13)
+    curve = (np.log(taus) - np.log(0.00321)) ** 2 + 1.0
+    assert bv.refined_argmin(taus, curve) == pytest.approx(0.00321, rel=1e-9)
+    assert abs(taus[np.argmin(curve)] / 0.00321 - 1) > 1e-3, "the grid's own minimum is further off"
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: bv.refined_argmin([1.0, 2.0, 3.0], [0.0, 1.0, 2.0]), "end of the temperature grid"),
+        (lambda: bv.refined_argmin([1.0, 2.0, 3.0], [1.0, 1.0, 0.0]), "end of the temperature grid"),
+        (lambda: bv.refined_argmin([3.0, 2.0, 1.0], [1.0, 0.0, 1.0]), "must increase"),
+        (lambda: bv.refined_argmin([1.0, 2.0], [1.0, 0.0]), "at least 3"),
+        (lambda: bv.monte_carlo_parts(1, [0.1]), "n must be at least 2"),
+        (lambda: bv.monte_carlo_parts(10, [0.1], draws=1), "draws must be at least 2"),
+        (lambda: bv.monte_carlo_parts(10, [0.1, -1.0]), "temperatures must all be positive"),
+        (lambda: bv.monte_carlo_parts(10, []), "temperatures must hold at least one"),
+        (lambda: bv.region_mask([0.0], "edges"), "region must be one of"),
+        (lambda: bv.risk(bv.monte_carlo_parts(10, [0.1], draws=2, rng=0), -0.1), "sigma must not be negative"),
+        (lambda: bv.leading_bias(0.0), "temperature must be positive"),
+    ],
+)
+def test_bias_variance_functions_reject_bad_input(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_monte_carlo_is_reproducible_from_its_seed():
+    a = bv.monte_carlo_parts(20, [0.01], draws=5, rng=4)
+    b = bv.monte_carlo_parts(20, [0.01], draws=5, rng=np.random.default_rng(4))
+    np.testing.assert_array_equal(a.noise_var, b.noise_var)
+
+
+def test_leading_bias_matches_a_fine_grid():
+    """With many samples per bandwidth the leading-order formulas become exact."""
+    tau = 2e-4
+    p = np.linspace(0, 1, 4001)
+    clean = np.sin(2 * np.pi * p)
+    smoothed, _ = sa.gaussian_head(clean, p, tau)
+    end, interior = bv.leading_bias(tau)
+    assert smoothed[0] - clean[0] == pytest.approx(end, rel=0.02)
+    assert np.abs(smoothed - clean)[bv.region_mask(p, "interior")].max() == pytest.approx(interior, rel=0.01)

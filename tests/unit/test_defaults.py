@@ -1,0 +1,40 @@
+"""The shared defaults: the demos' slider ranges reach both limits the book describes, at every N."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import selfattention as sa
+from selfattention import defaults
+
+
+@pytest.mark.parametrize("n", defaults.N_RANGE)
+def test_lowest_temperature_gives_the_identity(n):
+    p = np.linspace(0, 1, n)
+    _, weights = sa.gaussian_head(np.zeros(n), p, defaults.TEMPERATURE_RANGE[0])
+    np.testing.assert_allclose(weights, np.eye(n), rtol=0, atol=1e-40)
+
+
+@pytest.mark.parametrize("n", defaults.N_RANGE)
+def test_highest_temperature_gives_nearly_uniform_weights(n):
+    p = np.linspace(0, 1, n)
+    _, weights = sa.gaussian_head(np.zeros(n), p, defaults.TEMPERATURE_RANGE[1])
+    # Within each row, the largest weight is at most exp(1 / tau) = 1.105 times the smallest.
+    assert np.max(weights.max(axis=1) / weights.min(axis=1)) <= np.exp(1 / defaults.TEMPERATURE_RANGE[1]) + 1e-12
+
+
+def test_defaults_lie_in_the_slider_ranges():
+    assert defaults.check_in_ranges(defaults.N, defaults.SIGMA, defaults.TEMPERATURE) == (
+        defaults.N, defaults.SIGMA, defaults.TEMPERATURE)
+
+
+def test_the_ranges_ends_are_inside_and_beyond_them_is_not():
+    lows = (defaults.N_RANGE[0], defaults.SIGMA_RANGE[0], defaults.TEMPERATURE_RANGE[0])
+    highs = (defaults.N_RANGE[1], defaults.SIGMA_RANGE[1], defaults.TEMPERATURE_RANGE[1])
+    assert defaults.check_in_ranges(*lows) == lows and defaults.check_in_ranges(*highs) == highs
+    for k, name in enumerate(("n", "sigma", "temperature")):
+        beyond = list(highs)
+        beyond[k] = highs[k] + (1 if k == 0 else highs[k])
+        with pytest.raises(ValueError, match=rf"^{name} must lie in the slider range"):
+            defaults.check_in_ranges(*beyond)

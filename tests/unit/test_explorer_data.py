@@ -1,0 +1,99 @@
+"""The build-time data of the in-page explorer (selfattention.interactive.explorer_data).
+
+The JavaScript rebuilds the book's signal from this data alone, so these tests
+pin the contract it relies on: the embedded draws, positions and formula give
+back exactly what the Python figures draw.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import selfattention as sa
+from selfattention import defaults
+from selfattention.interactive.explorer_data import explorer_data, explorer_json, fallback_series
+from selfattention.kernel import DEFAULT_CANDIDATES
+
+EXPLORER_JS = Path(__file__).resolve().parents[2] / "_ext" / "attention_explorer" / "static" / "attention_explorer.js"
+
+
+def js_noisy_sine(data, n, sigma):
+    """What attention_explorer.js computes, written out in numpy."""
+    step = 1 / (n - 1)
+    positions = np.arange(n) * step
+    positions[-1] = 1.0
+    clean = np.sin(2 * np.pi * data["periods"] * positions)
+    return positions, clean, clean + sigma * np.asarray(data["noise"][:n])
+
+
+def test_defaults_and_ranges_come_from_the_books_defaults():
+    data = explorer_data()
+    assert (data["n"], data["sigma"], data["temperature"]) == (defaults.N, defaults.SIGMA, defaults.TEMPERATURE)
+    assert data["seed"] == defaults.SEED and data["periods"] == defaults.PERIODS
+    assert tuple(data["n_range"]) == defaults.N_RANGE
+    assert tuple(data["sigma_range"]) == defaults.SIGMA_RANGE
+    assert tuple(data["temperature_range"]) == defaults.TEMPERATURE_RANGE
+
+
+def test_noise_is_the_books_draws_for_the_largest_n():
+    data = explorer_data()
+    assert len(data["noise"]) == defaults.N_RANGE[1]
+    np.testing.assert_array_equal(data["noise"], sa.unit_noise(defaults.N_RANGE[1], defaults.SEED))
+
+
+def test_candidates_are_those_of_choose_temperature():
+    np.testing.assert_array_equal(explorer_data()["candidates"], DEFAULT_CANDIDATES)
+    assert explorer_data(candidates=[0.1, 1.0])["candidates"] == [0.1, 1.0]
+
+
+@pytest.mark.parametrize("n, sigma", [(5, 0.0), (100, 0.3), (333, 1.5), (defaults.N_RANGE[1], 0.7)])
+def test_embedded_data_rebuild_the_books_signal_exactly(n, sigma):
+    data = explorer_data()
+    expected = sa.noisy_sine(n, sigma, periods=data["periods"], rng=data["seed"])
+    for got, want in zip(js_noisy_sine(data, n, sigma), expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_every_key_is_read_by_the_javascript_or_the_fallback():
+    """No dead keys: the JS reads ``this.data.<key>`` (or ``d.<key>`` after ``const d = this.data``)."""
+    js = EXPLORER_JS.read_text()
+    assert "const d = this.data;" in js
+    read = set(re.findall(r"this\.data\.(\w+)", js)) | set(re.findall(r"\bd\.(\w+_range)\b", js))
+    assert set(explorer_data()) == read | {"seed"}  # the seed is read by fallback_series
+
+
+def test_json_round_trips_every_float_exactly():
+    assert json.loads(explorer_json()) == explorer_data()
+
+
+def test_start_settings_can_be_chosen_and_the_fallback_draws_them():
+    data = explorer_data(n=50, sigma=0.5, temperature=0.01)
+    assert (data["n"], data["sigma"], data["temperature"]) == (50, 0.5, 0.01)
+    positions, clean, noisy, output, weights = fallback_series(data)
+    p, c, y = sa.noisy_sine(50, 0.5, rng=defaults.SEED)
+    out, w = sa.gaussian_head(y, p, 0.01)
+    for got, want in zip((positions, clean, noisy, output, weights), (p, c, y, out, w), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"n": defaults.N_RANGE[1] + 1}, "n"),
+        ({"n": 2.5}, "n"),
+        ({"sigma": -0.1}, "sigma"),
+        ({"sigma": defaults.SIGMA_RANGE[1] * 2}, "sigma"),
+        ({"temperature": 0.0}, "temperature"),
+        ({"temperature": defaults.TEMPERATURE_RANGE[1] * 10}, "temperature"),
+        ({"candidates": []}, "candidates"),
+        ({"candidates": [0.1, -1.0]}, "candidates"),
+    ],
+)
+def test_bad_input_names_the_argument(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        explorer_data(**kwargs)

@@ -1,0 +1,370 @@
+"""The book's figures draw the data they are given, and nothing touches pyplot.
+
+Each test passes small data to a figure function and finds it again in the
+figure's artists (lines, images, texts).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+import subprocess
+import sys
+import textwrap
+from io import BytesIO
+
+import numpy as np
+import pytest
+from matplotlib.image import AxesImage, imread
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+
+import selfattention as sa
+import selfattention.figures
+from selfattention.figures import (
+    bias_variance,
+    diagrams,
+    dk_scaling,
+    gaussian_band,
+    leave_one_out,
+    noise_and_samples,
+    onedim,
+    panels,
+    power_laws,
+    smoothing,
+    temperature_limits,
+)
+from selfattention.figures._style import BookFigure, new_figure
+from selfattention.studies import bias_variance as bv
+from selfattention.studies import gaussian_band as band_study
+from selfattention.studies import noise_and_samples as nas
+from selfattention.studies import power_laws as laws
+from selfattention.studies.dk_scaling import dk_scaling_experiment
+from selfattention.studies.onedim import onedim_head
+from selfattention.studies.temperature_limits import head_at_temperatures, temperature_sweep
+
+
+@pytest.fixture(scope="module")
+def sine():
+    """positions, clean, noisy, output, weights of a small smoothed sine."""
+    p, clean, noisy = sa.noisy_sine(30, 0.2, rng=1)
+    output, weights = sa.gaussian_head(noisy, p, 0.01)
+    return p, clean, noisy, output, weights
+
+
+def texts(fig):
+    return [t.get_text() for ax in fig.axes for t in ax.texts]
+
+
+def image(ax):
+    (im,) = [a for a in ax.get_children() if isinstance(a, AxesImage)]
+    return im
+
+
+# --- the shared panels ---------------------------------------------------------
+
+
+def test_signal_panel_draws_what_it_is_given(sine):
+    p, clean, noisy, output, _ = sine
+    ax = new_figure().add_subplot()
+    panels.draw_signal(ax, p, clean, noisy, output)
+    truth, dots, line = ax.lines
+    np.testing.assert_array_equal(truth.get_ydata(), clean)
+    np.testing.assert_array_equal(dots.get_ydata(), noisy)
+    np.testing.assert_array_equal(line.get_ydata(), output)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["ground truth", "noisy input", "attention output"]
+    assert ax.get_ylabel() == "value"
+
+
+def test_signal_panel_options_leave_out_parts(sine):
+    p, clean, _, output, _ = sine
+    ax = new_figure().add_subplot()
+    panels.draw_signal(ax, p, clean, output=output, output_label="mean output", line_width=3.0,
+                       ylabel=None, legend=None)
+    assert [line.get_linestyle() for line in ax.lines] == ["--", "-"]
+    assert ax.lines[1].get_label() == "mean output" and ax.lines[1].get_linewidth() == 3.0
+    assert ax.get_legend() is None and ax.get_ylabel() == ""
+
+
+def test_weights_panel_is_labelled_in_positions_or_indices(sine):
+    p, *_, weights = sine
+    fig = new_figure()
+    ax_p, ax_i = fig.subplots(1, 2)
+    panels.draw_weights(ax_p, weights, p)
+    panels.draw_weights(ax_i, weights)
+    np.testing.assert_array_equal(image(ax_p).get_array(), weights)
+    assert image(ax_p).get_extent() == [p[0], p[-1], p[-1], p[0]]
+    assert "position" in ax_p.get_xlabel() and ax_i.get_xlabel() == "key $j$"
+
+
+# --- diagrams ---------------------------------------------------------------
+
+
+def test_overview_has_boxes_arrows_and_every_role():
+    fig = diagrams.draw_overview()
+    assert isinstance(fig, BookFigure)
+    (ax,) = fig.axes
+    # tokens; a projection box and a result box per role; scores, softmax, weighted average.
+    assert sum(isinstance(p, FancyBboxPatch) for p in ax.patches) == 1 + 2 * 3 + 3
+    assert sum(isinstance(p, FancyArrowPatch) for p in ax.patches) >= 10
+    labels = " ".join(texts(fig))
+    for needle in ("$X$", "W_Q", "W_K", "W_V", "queries", "keys", "values", "softmax", "output"):
+        assert needle in labels
+
+
+@pytest.mark.parametrize(("n", "d_model", "d_k", "d_v"), [(4, 3, 2, 2), (3, 5, 4, 1)])
+def test_detailed_draws_one_cell_per_matrix_entry(n, d_model, d_k, d_v):
+    fig = diagrams.draw_detailed(n=n, d_model=d_model, d_k=d_k, d_v=d_v)
+    (ax,) = fig.axes
+    cells = sum(isinstance(p, Rectangle) and not isinstance(p, FancyBboxPatch) for p in ax.patches)
+    # Top row: 3 x (X + W + result); bottom row: Q, K^T, scores, weights, V, output.
+    top = 3 * n * d_model + 2 * (d_model * d_k + n * d_k) + d_model * d_v + n * d_v
+    bottom = 2 * n * d_k + 2 * n * n + 2 * n * d_v
+    assert cells == top + bottom
+    labels = " ".join(texts(fig))
+    assert f"({n}×{d_model})" in labels and "rows sum to 1" in labels
+
+
+def test_detailed_rejects_shapes_too_large_to_draw():
+    with pytest.raises(ValueError, match="at most 8"):
+        diagrams.draw_detailed(n=9)
+    with pytest.raises(ValueError, match="d_k must be at least 1"):
+        diagrams.draw_detailed(d_k=0)
+
+
+# --- the sqrt(d_k) study, the noisy sine, the one-dimensional head -----------------
+
+
+def test_dk_scaling_figure_plots_measurements_and_sqrt_curve():
+    result = dk_scaling_experiment([1, 4, 16], n_queries=20, n_pairs=50, rng=0)
+    fig = dk_scaling.plot_dk_scaling(result)
+    ax_std, ax_max = fig.axes
+    assert len(ax_std.lines) == 2 and len(ax_max.lines) == 2
+    np.testing.assert_allclose(ax_std.lines[1].get_ydata(), [1, 2, 4])
+    np.testing.assert_array_equal(ax_max.lines[0].get_ydata(), result["max_weight_unscaled"])
+    assert ax_std.get_xscale() == "log" and ax_max.get_xscale() == "log"
+
+
+def test_noisy_signal_figure_has_truth_and_dots(sine):
+    p, clean, noisy, *_ = sine
+    (ax,) = smoothing.plot_noisy_signal(p, clean, noisy).axes
+    assert [line.get_linestyle() for line in ax.lines] == ["--", "None"]
+    np.testing.assert_array_equal(ax.lines[1].get_ydata(), noisy)
+
+
+def test_smoothing_figure_has_the_signal_panel_the_weights_and_a_title(sine):
+    fig = smoothing.plot_smoothing(*sine, title="a title")
+    ax_sig, ax_w, _colorbar = fig.axes
+    np.testing.assert_array_equal(ax_sig.lines[2].get_ydata(), sine[3])
+    np.testing.assert_array_equal(image(ax_w).get_array(), sine[4])
+    assert fig.get_suptitle() == "a title"
+    assert smoothing.plot_smoothing(*sine).get_suptitle() == ""
+
+
+def test_onedim_figure_has_signal_heat_map_and_value_scatter(sine):
+    p, clean, noisy, *_ = sine
+    output, weights = onedim_head(noisy)
+    fig = onedim.plot_onedim_head(p, clean, noisy, output, weights)
+    ax_sig, ax_w, ax_val, _colorbar = fig.axes
+    np.testing.assert_array_equal(ax_sig.lines[2].get_ydata(), output)
+    np.testing.assert_array_equal(image(ax_w).get_array(), weights)
+    np.testing.assert_array_equal(ax_val.collections[0].get_offsets(), np.column_stack([noisy, output]))
+
+
+def test_strength_sweep_figure_has_reference_lines():
+    fig = onedim.plot_strength_sweep(np.array([0.0, 1.0]), np.array([0.5, 0.3]), 0.4, 0.1)
+    (ax,) = fig.axes
+    assert [line.get_ydata()[0] for line in ax.lines[1:]] == [0.4, 0.1] and ax.get_yscale() == "log"
+    fig = onedim.plot_strength_sweep(np.array([0.0, 1.0]), np.array([0.5, 0.3]), 0.4)
+    assert len(fig.axes[0].lines) == 2
+
+
+# --- the Gaussian band ----------------------------------------------------------
+
+
+def test_band_figure_marks_one_bandwidth_either_side(sine):
+    p = sine[0]
+    weights = band_study.band_weights(p, 0.01)
+    fig = gaussian_band.plot_attention_band(p, weights, 0.01, 0.07)
+    ax = fig.axes[0]
+    np.testing.assert_array_equal(image(ax).get_array(), weights)
+    shifts = [line.get_ydata() - p for line in ax.lines]
+    np.testing.assert_allclose(shifts, [np.full_like(p, -0.07), np.full_like(p, 0.07)])
+    assert "0.070" in " ".join(texts(fig)) and "0.01" in ax.get_title()
+
+
+def test_row_profiles_draw_each_row_and_its_gaussian(sine):
+    p, taus = sine[0], [0.002, 0.01]
+    measured, predicted, widths = band_study.row_profiles(p, taus, 15)
+    ax = gaussian_band.plot_row_profiles(p, taus, 15, measured, predicted, widths).axes[0]
+    for k in range(2):
+        np.testing.assert_array_equal(ax.lines[2 * k].get_ydata(), predicted[k])
+        np.testing.assert_array_equal(ax.lines[2 * k + 1].get_ydata(), measured[k])
+    assert len(ax.texts) == 2, "one arrow across each bell"
+    with pytest.raises(ValueError, match="temperatures must hold at most 4"):
+        gaussian_band.plot_row_profiles(p, [0.1] * 5, 15, *band_study.row_profiles(p, [0.1] * 5, 15))
+
+
+# --- the temperature's limits, noise and samples ---------------------------------
+
+
+def test_temperature_extremes_show_each_temperatures_weights_and_output(sine):
+    p, clean, noisy, *_ = sine
+    taus = [1e-6, 0.01, 10.0]
+    outputs, weights = head_at_temperatures(noisy, p, taus)
+    fig = temperature_limits.plot_temperature_extremes(p, clean, noisy, taus, outputs, weights)
+    top, bottom = fig.axes[:3], fig.axes[3:]
+    for k in range(3):
+        np.testing.assert_array_equal(image(top[k]).get_array(), weights[k])
+        np.testing.assert_array_equal(bottom[k].lines[2].get_ydata(), outputs[k])
+    assert [ax.get_title() for ax in top] == ["$\\tau = 10^{-6}$", "$\\tau = 0.01$", "$\\tau = 10$"]
+    assert bottom[0].get_legend() is not None and bottom[1].get_legend() is None
+
+
+def test_temperature_sweep_figure_puts_exact_zeros_at_the_floor(sine):
+    p, _, noisy, *_ = sine
+    taus = np.logspace(-8, 2, 6)
+    sweep = temperature_sweep(noisy, p, taus)
+    ax_w, ax_o = temperature_limits.plot_temperature_sweep(taus, sweep).axes
+    assert sweep["input_gap"][0] == 0 and ax_o.lines[0].get_ydata()[0] == 1e-18
+    np.testing.assert_array_equal(ax_w.lines[1].get_ydata()[:3], np.maximum(sweep["uniform"][:3], 1e-18))
+
+
+def test_noise_recovery_shows_each_level_with_its_errors():
+    sigmas = [0.3, 1.0]
+    levels = nas.noise_levels(30, sigmas, 0.01, rng=0)
+    fig = noise_and_samples.plot_noise_recovery(sigmas, levels)
+    for ax, level in zip(fig.axes, levels, strict=True):
+        np.testing.assert_array_equal(ax.lines[1].get_ydata(), level.noisy)
+        assert f"RMSE {level.rmse_input:.2f} $\\to$ {level.rmse_output:.2f}" in ax.get_title()
+
+
+def test_samples_figure_shows_two_examples_and_the_error_curve():
+    examples = [nas.smoothed_sine(n, 0.3, 0.01, rng=0) for n in (10, 40)]
+    fig = noise_and_samples.plot_samples([10, 20, 40], np.array([0.3, 0.3, 0.3]), np.array([0.2, 0.1, 0.05]), examples)
+    ax_a, ax_b, ax_curve = fig.axes
+    assert ax_a.get_title().startswith("$N = 10$") and ax_b.get_title().startswith("$N = 40$")
+    assert f"{examples[1].rmse_output:.3f}" in ax_b.get_title()
+    np.testing.assert_array_equal(ax_curve.lines[1].get_ydata(), [0.2, 0.1, 0.05])
+
+
+# --- bias and variance, leave-one-out ------------------------------------------
+
+
+def test_bias_variance_figure_draws_the_sum_and_marks_the_best_temperature():
+    taus = np.logspace(-4, 0, 9)
+    bias2, variance = bv.expected_risk(40, 0.3, taus)
+    ax = bias_variance.plot_bias_variance(taus, bias2, variance, 0.003).axes[0]
+    mse, b2, var, best = ax.lines
+    np.testing.assert_allclose(mse.get_ydata(), bias2 + variance)
+    np.testing.assert_array_equal(b2.get_ydata(), bias2)
+    np.testing.assert_array_equal(var.get_ydata(), variance)
+    assert list(best.get_xdata()) == [0.003, 0.003]
+
+
+def test_power_law_figure_draws_every_measurement_and_fit():
+    ns, sigmas = [20, 40, 80], [0.1, 0.2]
+    n, s = np.meshgrid(ns, sigmas, indexing="ij")
+    best = {"whole": 0.3 * n**-0.5 * s, "interior": 0.5 * n**-0.4 * s**0.8}
+    fits = {region: laws.fit_power_law(ns, sigmas, table) for region, table in best.items()}
+    ax_n, ax_s = power_laws.plot_power_laws(ns, sigmas, best, fits).axes
+    points = [line for line in ax_n.lines if line.get_linestyle() == "None"]
+    np.testing.assert_allclose(np.sort(np.concatenate([line.get_ydata() for line in points])),
+                               np.sort(np.concatenate([table.ravel() for table in best.values()])))
+    fitted = [line for line in ax_s.lines if line.get_linestyle() == "-"]
+    assert len(fitted) == len(best) * len(ns), "one fitted line per region and N"
+    assert "-0.50" in ax_s.get_legend().get_texts()[0].get_text()
+
+
+def test_edge_effect_figure_draws_the_mean_output_and_the_chosen_rows(sine):
+    p, clean, _, _, _ = sine
+    smoothed, weights = sa.gaussian_head(clean, p, 0.01)
+    ax_s, ax_w = bias_variance.plot_edge_effect(p, clean, smoothed, weights, [0, 15, 29]).axes
+    np.testing.assert_array_equal(ax_s.lines[1].get_ydata(), smoothed)
+    assert [line.get_ydata()[0] for line in ax_s.lines[2:]] == [smoothed[0], smoothed[15], smoothed[29]]
+    for line, query in zip(ax_w.lines, [0, 15, 29], strict=True):
+        np.testing.assert_array_equal(line.get_ydata(), weights[query])
+
+
+def test_leave_one_out_figure_sets_the_choice_against_the_truth():
+    taus = np.logspace(-4, 0, 5)
+    loo, expected = np.linspace(1, 2, 5), np.linspace(1.1, 2.1, 5)
+    true_best, chosen = np.array([1e-3, 2e-3]), np.array([1.5e-3, 1e-3])
+    fig = leave_one_out.plot_leave_one_out(taus, loo, expected, 1e-3, 2e-3, true_best, chosen,
+                                           spread=(true_best, chosen * 3))
+    ax_c, ax_r = fig.axes
+    np.testing.assert_array_equal(ax_c.lines[0].get_ydata(), loo)
+    np.testing.assert_array_equal(ax_c.lines[1].get_ydata(), expected)
+    spread, book, diagonal = ax_r.lines
+    np.testing.assert_array_equal(book.get_ydata(), chosen)
+    np.testing.assert_array_equal(spread.get_ydata(), chosen * 3)
+    np.testing.assert_array_equal(diagonal.get_xdata(), diagonal.get_ydata())
+    without = leave_one_out.plot_leave_one_out(taus, loo, expected, 1e-3, 2e-3, true_best, chosen)
+    assert len(without.axes[1].lines) == 2
+
+
+# --- no pyplot, no global state ----------------------------------------------------
+
+#: Draws every public figure function in a fresh interpreter.
+DRAW_EVERY_FIGURE = """
+import sys, matplotlib
+rc = lambda: {k: matplotlib.rcParams[k] for k in matplotlib.rcParams if k != "backend"}
+before = rc()
+import numpy as np
+import selfattention as sa
+from selfattention.figures import (bias_variance, diagrams, dk_scaling, gaussian_band, leave_one_out,
+                                   noise_and_samples, onedim, power_laws, smoothing, temperature_limits)
+from selfattention.studies import gaussian_band as gb, noise_and_samples as nas, power_laws as pl
+from selfattention.studies import dk_scaling as dks, onedim as od, temperature_limits as tl
+p, c, y = sa.noisy_sine(30, 0.3, rng=0)
+o, w = sa.gaussian_head(y, p, 0.01)
+taus = np.logspace(-6, 2, 5)
+ns, sigmas = [20, 40], [0.1, 0.2]
+best = {"whole": np.array([[1e-3, 2e-3], [7e-4, 1.4e-3]]), "interior": np.array([[2e-3, 3e-3], [1.5e-3, 2.4e-3]])}
+figures = [
+    diagrams.draw_overview(),
+    diagrams.draw_detailed(),
+    dk_scaling.plot_dk_scaling(dks.dk_scaling_experiment([1, 2], n_queries=5, n_pairs=5, rng=0)),
+    smoothing.plot_noisy_signal(p, c, y),
+    smoothing.plot_smoothing(p, c, y, o, w),
+    onedim.plot_onedim_head(p, c, y, *od.onedim_head(y)),
+    onedim.plot_strength_sweep(taus, taus, 0.3),
+    gaussian_band.plot_attention_band(p, gb.band_weights(p, 0.01), 0.01, 0.07),
+    gaussian_band.plot_row_profiles(p, [0.001, 0.01], 15, *gb.row_profiles(p, [0.001, 0.01], 15)),
+    temperature_limits.plot_temperature_extremes(p, c, y, taus[:3], *tl.head_at_temperatures(y, p, taus[:3])),
+    temperature_limits.plot_temperature_sweep(taus, tl.temperature_sweep(y, p, taus)),
+    noise_and_samples.plot_noise_recovery([0.3, 1.0], nas.noise_levels(30, [0.3, 1.0], 0.01, rng=0)),
+    noise_and_samples.plot_samples([10, 20], np.ones(2), np.ones(2),
+                                   [nas.smoothed_sine(n, 0.3, 0.01, rng=0) for n in (10, 20)]),
+    bias_variance.plot_bias_variance(taus, taus, taus, 0.01),
+    power_laws.plot_power_laws(ns, sigmas, best, {k: pl.fit_power_law(ns, sigmas, t) for k, t in best.items()}),
+    bias_variance.plot_edge_effect(p, c, o, w, [0, 29]),
+    leave_one_out.plot_leave_one_out(taus, taus, taus, 0.01, 0.01, taus, taus, spread=(taus, taus)),
+]
+assert all(fig._repr_png_().startswith(b"\\x89PNG") for fig in figures)
+assert "matplotlib.pyplot" not in sys.modules, "pyplot was imported"
+assert rc() == before, "rcParams changed"
+"""
+
+
+def public_figure_functions() -> set[str]:
+    names = set()
+    for info in pkgutil.iter_modules(selfattention.figures.__path__):
+        if not info.name.startswith("_") and info.name != "panels":
+            module = importlib.import_module(f"selfattention.figures.{info.name}")
+            names |= {name for name, obj in inspect.getmembers(module, inspect.isfunction)
+                      if obj.__module__ == module.__name__ and not name.startswith("_")}
+    return names
+
+
+def test_every_figure_draws_without_pyplot_or_global_state():
+    assert set(re.findall(r"\.(\w+)\(", DRAW_EVERY_FIGURE)) >= public_figure_functions(), "draw every figure"
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(DRAW_EVERY_FIGURE)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_figures_render_reproducible_pngs(sine):
+    first, second = (smoothing.plot_smoothing(*sine)._repr_png_() for _ in range(2))
+    assert first == second
+    assert imread(BytesIO(first)).shape[0] > 100

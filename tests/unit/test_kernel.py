@@ -1,0 +1,168 @@
+"""Kernel regression: the Nadaraya-Watson estimator and the leave-one-out scores and choice."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import signals_on_positions
+
+import selfattention as sa
+from selfattention import core, defaults, kernel
+
+BOOK_TAUS = np.logspace(-3, 1, 9)
+
+
+@pytest.fixture(scope="module")
+def book_signal():
+    return sa.noisy_sine(defaults.N, defaults.SIGMA, rng=defaults.SEED)
+
+
+# --- the equivalence ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("tau", BOOK_TAUS)
+def test_nadaraya_watson_is_the_head_to_1e12_on_the_book_signal(book_signal, tau):
+    p, _, y = book_signal
+    head_out, head_w = sa.gaussian_head(y, p, tau)
+    nw_out, nw_w = sa.nadaraya_watson(p, p, y, kernel.temperature_to_bandwidth(tau))
+    np.testing.assert_allclose(nw_out, head_out, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(nw_w, head_w, rtol=0, atol=1e-12)
+
+
+@given(signals_on_positions(), st.floats(0.03, 30.0))
+def test_nadaraya_watson_equals_the_head_on_any_signal(sig_pos, h):
+    y, p = sig_pos
+    nw_out, _ = sa.nadaraya_watson(p, p, y, h)
+    head_out, _ = sa.gaussian_head(y, p, 2 * h**2)  # tau = 2 h**2
+    np.testing.assert_allclose(nw_out, head_out, rtol=1e-9, atol=1e-9)
+
+
+def test_nadaraya_watson_uses_no_attention_code(monkeypatch, book_signal):
+    def forbidden(*args, **kwargs):
+        raise AssertionError("nadaraya_watson must not call the attention code")
+
+    monkeypatch.setattr(core, "attention", forbidden)
+    monkeypatch.setattr(core, "softmax", forbidden)
+    p, _, y = book_signal
+    estimate, weights = sa.nadaraya_watson([0.5, 0.123], p, y, 0.05)
+    assert estimate.shape == (2,) and weights.shape == (2, len(p))
+    np.testing.assert_allclose(weights.sum(axis=1), 1.0, rtol=1e-12)
+
+
+def test_nadaraya_watson_at_a_query_between_samples_is_a_weighted_mean():
+    estimate, weights = sa.nadaraya_watson([0.5], [0.0, 1.0], [2.0, 4.0], 0.3)
+    np.testing.assert_allclose(weights, [[0.5, 0.5]])
+    np.testing.assert_allclose(estimate, [3.0])
+
+
+@given(st.floats(1e-4, 1e2))
+def test_temperature_to_bandwidth_inverts_tau_equals_2_h_squared(h):
+    assert kernel.temperature_to_bandwidth(2 * h**2) == pytest.approx(h, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: sa.nadaraya_watson([0.0], [0.0, 1.0], [1.0], 0.1), "x and y must have the same length"),
+        (lambda: sa.nadaraya_watson([0.0], [], [], 0.1), "x must hold at least one sample"),
+        (lambda: sa.nadaraya_watson([0.0], [0.0], [1.0], 0.0), "bandwidth must be positive"),
+        (lambda: sa.nadaraya_watson([[0.0]], [0.0], [1.0], 0.1), "x_query must be 1-dimensional"),
+        (lambda: kernel.temperature_to_bandwidth(-1.0), "temperature must not be negative"),
+        (lambda: sa.choose_temperature([1.0, 2.0], [0.0, 1.0], []), "candidates must hold at least one"),
+        (lambda: sa.choose_temperature([1.0, 2.0], [0.0, 1.0], [0.1, 0.0]), "candidates must all be positive"),
+        (lambda: sa.choose_temperature([1.0, 2.0], [0.0], [0.1]), "signal and positions must have the same length"),
+        (lambda: sa.choose_temperature([[1.0, 2.0]], [0.0, 1.0]), "signal must be 1-dimensional"),
+        (lambda: kernel.leave_one_out_scores([1.0], [0.0]), "n >= 2"),
+    ],
+)
+def test_kernel_functions_reject_bad_input(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+# --- leave-one-out --------------------------------------------------------------
+
+
+def masked_head_leave_one_out(y, p, tau):
+    """One temperature at a time: the head with its diagonal masked, as the chapter defines it."""
+    off_diagonal = ~np.eye(len(y), dtype=bool)  # (n, n)
+    prediction, _ = sa.gaussian_head(y, p, tau, mask=off_diagonal)
+    return float(np.mean((y - prediction) ** 2))
+
+
+def literal_leave_one_out(y, p, tau):
+    """Remove each sample in turn and estimate it from the rest, by the formula."""
+    h = kernel.temperature_to_bandwidth(tau)
+    errors = []
+    for i in range(len(y)):
+        rest = np.arange(len(y)) != i
+        estimate, _ = sa.nadaraya_watson([p[i]], p[rest], y[rest], h)
+        errors.append((y[i] - estimate[0]) ** 2)
+    return float(np.mean(errors))
+
+
+def test_leave_one_out_is_the_head_with_its_diagonal_masked(book_signal):
+    p, _, y = book_signal
+    taus = np.logspace(-4, 1, 11)
+    scores = kernel.leave_one_out_scores(y, p, taus)
+    masked = [masked_head_leave_one_out(y, p, tau) for tau in taus]
+    literal = [literal_leave_one_out(y, p, tau) for tau in taus]
+    np.testing.assert_allclose(scores, masked, rtol=1e-12)
+    np.testing.assert_allclose(scores, literal, rtol=1e-10)
+
+
+def test_leave_one_out_scores_batches_signals_and_blocks_of_candidates(monkeypatch):
+    p = np.linspace(0, 1, 40)
+    signals = np.array([sa.noisy_sine(40, s, rng=3)[2] for s in (0.1, 0.5, 1.0)])  # (3, 40)
+    taus = np.logspace(-5, 0, 23)
+    together = kernel.leave_one_out_scores(signals, p, taus)
+    monkeypatch.setattr(kernel, "_BLOCK", 40 * 40 * 5)  # blocks of 5 candidates
+    in_blocks = kernel.leave_one_out_scores(signals, p, taus)
+    one_by_one = np.array([kernel.leave_one_out_scores(y, p, taus) for y in signals])
+    assert together.shape == (3, 23)
+    np.testing.assert_allclose(in_blocks, together, rtol=1e-12)
+    np.testing.assert_allclose(one_by_one, together, rtol=1e-12)
+
+
+def test_without_the_mask_the_smallest_temperature_always_wins(book_signal):
+    p, _, y = book_signal
+    taus = np.logspace(-6, 1, 29)
+    unmasked = [np.mean((y - sa.gaussian_head(y, p, tau)[0]) ** 2) for tau in taus]
+    masked = kernel.leave_one_out_scores(y, p, taus)
+    assert np.argmin(unmasked) == 0
+    assert 0 < np.argmin(masked) < len(taus) - 1
+
+
+def test_choose_temperature_returns_the_candidate_with_the_lowest_score(book_signal):
+    p, _, y = book_signal
+    best, scores = sa.choose_temperature(y, p)
+    assert scores.shape == kernel.DEFAULT_CANDIDATES.shape
+    assert best == kernel.DEFAULT_CANDIDATES[np.argmin(scores)]
+    assert scores.min() == pytest.approx(masked_head_leave_one_out(y, p, best), rel=1e-12)
+    best_of_two, _ = sa.choose_temperature(y, p, [best, best])
+    assert best_of_two == best
+
+
+@settings(max_examples=20)
+@given(st.integers(3, 60), st.floats(0.05, 1.0), st.integers(0, 2**32 - 1))
+def test_choose_temperature_picks_the_masked_heads_best(n, sigma, seed):
+    p, _, y = sa.noisy_sine(n, sigma, rng=seed)
+    taus = np.logspace(-5, 1, 13)
+    best, _ = sa.choose_temperature(y, p, taus)
+    loop = [masked_head_leave_one_out(y, p, tau) for tau in taus]
+    assert best == taus[int(np.argmin(loop))]
+
+
+def test_leave_one_out_estimates_noise_plus_error_on_average():
+    """E[LOO(tau)] ~ sigma**2 + MSE(tau): the claim that makes the rule work."""
+    from selfattention.studies import bias_variance as bv
+
+    n, sigma, taus = 100, 0.3, np.array([1e-3, 3e-3, 1e-2, 3e-2])
+    p = np.linspace(0, 1, n)
+    signals = np.array([sa.noisy_sine(n, sigma, rng=seed)[2] for seed in range(200)])
+    mean_loo = kernel.leave_one_out_scores(signals, p, taus).mean(axis=0)  # (4,)
+    expected = sigma**2 + sum(bv.expected_risk(n, sigma, taus))
+    np.testing.assert_allclose(mean_loo, expected, rtol=0.05)
+

@@ -1,0 +1,89 @@
+"""Measures of error and of attention: rmse, entropy, effective neighbours,
+distances from the identity and from uniform, local share, most attended."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from strategies import matrices
+
+import selfattention as sa
+from selfattention import metrics
+
+
+def test_rmse():
+    assert metrics.rmse([1.0, 3.0], [1.0, 1.0]) == pytest.approx(np.sqrt(2.0))
+    assert metrics.rmse([2.0, 2.0], [2.0, 2.0]) == 0.0
+
+
+@given(hnp.arrays(np.float64, st.integers(1, 20), elements=st.floats(-10, 10)), st.floats(-5, 5))
+def test_rmse_of_a_constant_offset_is_its_size(truth, offset):
+    assert metrics.rmse(truth + offset, truth) == pytest.approx(abs(offset), abs=1e-12)
+
+
+def test_entropy_of_uniform_and_one_hot_rows():
+    w = np.array([[0.25, 0.25, 0.25, 0.25], [0.0, 1.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0]])
+    np.testing.assert_allclose(metrics.entropy(w), [np.log(4), 0.0, np.log(2)], atol=1e-15)
+
+
+@given(matrices())
+def test_entropy_of_softmax_rows_lies_between_zero_and_log_n(x):
+    h = metrics.entropy(sa.softmax(x))
+    assert np.all(h >= -1e-12) and np.all(h <= np.log(x.shape[1]) + 1e-12)
+
+
+def test_effective_neighbours_limits():
+    n = 7
+    np.testing.assert_allclose(metrics.effective_neighbours(np.eye(n)), 1.0)
+    np.testing.assert_allclose(metrics.effective_neighbours(np.full((n, n), 1 / n)), n)
+    half = np.kron(np.eye(2), np.full((3, 3), 1 / 3))  # two blocks of 3 tokens each
+    np.testing.assert_allclose(metrics.effective_neighbours(half), 3.0)
+
+
+def test_distances_from_the_two_limits():
+    n = 5
+    assert metrics.distance_from_identity(np.eye(n)) == 0.0
+    assert metrics.distance_from_uniform(np.full((n, n), 1 / n)) == 0.0
+    assert metrics.distance_from_identity(np.full((n, n), 1 / n)) == pytest.approx(1 - 1 / n)
+    assert metrics.distance_from_uniform(np.eye(n)) == pytest.approx(1 - 1 / n)
+
+
+def test_most_attended_is_the_largest_or_smallest_value_for_the_onedim_head():
+    from selfattention.studies.onedim import onedim_head
+
+    x = np.array([0.3, -2.0, 1.0, 2.5, -0.4])
+    _, weights = onedim_head(x)
+    expected = np.where(x > 0, np.argmax(x), np.argmin(x))
+    np.testing.assert_array_equal(metrics.most_attended(weights), expected)
+
+
+def test_local_share_of_uniform_and_identity_weights():
+    p = np.linspace(0.0, 1.0, 11)  # spacing 0.1
+    uniform = np.full((11, 11), 1 / 11)
+    assert metrics.local_share(np.eye(11), p, 0.0) == 1.0
+    assert metrics.local_share(uniform, p, 0.0) == pytest.approx(1 / 11)
+    # Within 0.1: 2 neighbours at the two ends, 3 elsewhere.
+    assert metrics.local_share(uniform, p, 0.1 + 1e-9) == pytest.approx((2 * 2 + 9 * 3) / 121)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: metrics.rmse([1.0], [1.0, 2.0]), "estimate and truth must have the same length"),
+        (lambda: metrics.rmse([], []), "estimate must hold at least one value"),
+        (lambda: metrics.entropy([[0.5, -0.5]]), "weights must not be negative"),
+        (lambda: metrics.entropy([0.5, 0.5]), "weights must be 2-dimensional"),
+        (lambda: metrics.distance_from_identity(np.ones((2, 3))), "weights must be a non-empty square"),
+        (lambda: metrics.distance_from_uniform(np.ones(3)), "weights must be 2-dimensional"),
+        (lambda: metrics.effective_neighbours([[np.nan]]), "weights contains NaN"),
+        (lambda: metrics.most_attended(np.ones(3)), "weights must be 2-dimensional"),
+        (lambda: metrics.local_share(np.eye(2), [0.0, 1.0, 2.0], 0.1), "weights must have shape"),
+        (lambda: metrics.local_share(np.eye(2), [0.0, 1.0], -0.1), "radius must not be negative"),
+    ],
+)
+def test_bad_input_names_the_argument(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

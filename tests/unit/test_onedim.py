@@ -1,0 +1,75 @@
+"""The 1-D head: scores are products of values, and it is blind to positions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import selfattention as sa
+from selfattention.studies import onedim
+
+values = hnp.arrays(np.float64, st.integers(2, 12), elements=st.floats(-3, 3))
+
+
+def test_onedim_head_weights_are_softmax_of_c_times_value_products():
+    x = np.array([0.5, -1.0, 2.0, 0.0])
+    _, weights = onedim.onedim_head(x, w_q=2.0, w_k=1.5, temperature=3.0)
+    c = 2.0 * 1.5 / 3.0
+    np.testing.assert_allclose(weights, sa.softmax(c * np.outer(x, x)))
+
+
+def test_onedim_head_output_is_the_weighted_average_of_scaled_values():
+    x = np.array([0.5, -1.0, 2.0])
+    output, weights = onedim.onedim_head(x, w_v=3.0)
+    np.testing.assert_allclose(output, weights @ (3.0 * x))
+
+
+@given(values, st.floats(-4, 4), st.floats(0.1, 4), st.floats(0.1, 4))
+def test_only_the_score_strength_matters(x, w_q, w_k, tau):
+    c = w_q * w_k / tau  # the score strength
+    _, w_a = onedim.onedim_head(x, w_q=w_q, w_k=w_k, temperature=tau)
+    _, w_b = onedim.onedim_head(x, w_q=c)
+    np.testing.assert_allclose(w_a, w_b, rtol=1e-9, atol=1e-12)
+
+
+@given(values, st.integers(0, 2**32 - 1))
+def test_the_head_is_blind_to_positions(x, seed):
+    order = np.random.default_rng(seed).permutation(x.size)
+    out, _ = onedim.onedim_head(x)
+    out_shuffled, _ = onedim.onedim_head(x[order])
+    np.testing.assert_allclose(out_shuffled, out[order], rtol=1e-12, atol=1e-12)
+
+
+@given(values)
+def test_output_is_one_nondecreasing_function_of_the_own_value(x):
+    out, _ = onedim.onedim_head(x)  # c = 1 > 0
+    order = np.argsort(x, kind="stable")
+    assert np.all(np.diff(out[order]) >= -1e-12)
+
+
+def test_strength_sweep_matches_the_head_and_rmse():
+    x = np.array([0.2, 1.1, -0.7, 0.4])
+    truth = np.array([0.0, 1.0, -1.0, 0.5])
+    errors = onedim.strength_sweep(x, truth, [0.0, 2.0])
+    out, _ = onedim.onedim_head(x, w_q=2.0)
+    assert errors[0] == pytest.approx(np.sqrt(np.mean((x.mean() - truth) ** 2)))
+    assert errors[1] == pytest.approx(np.sqrt(np.mean((out - truth) ** 2)))
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: onedim.onedim_head([]), "signal must hold at least one value"),
+        (lambda: onedim.onedim_head([[1.0, 2.0]]), "signal must be 1-dimensional"),
+        (lambda: onedim.onedim_head([1.0], w_q=[1.0, 2.0]), "w_q must be 0-dimensional"),
+        (lambda: onedim.onedim_head([1.0], w_k=float("nan")), "w_k contains NaN"),
+        (lambda: onedim.onedim_head([1.0], temperature=0.0), "temperature must be positive"),
+        (lambda: onedim.strength_sweep([1.0, 2.0], [1.0], [1.0]), "estimate and truth"),
+    ],
+)
+def test_bad_input_names_the_argument(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -1,0 +1,86 @@
+"""The quadratic-expansion trick, checked with sympy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import selfattention as sa
+from selfattention import defaults, symbolic
+from selfattention.symbolic import p_i, p_j, s_i, s_j
+
+
+def test_package_head_scores_the_negative_squared_distance():
+    assert symbolic.is_negative_squared_distance()
+    _, expanded, factored = symbolic.symbolic_score()
+    assert sp.expand(expanded - (-p_i**2 + 2 * p_i * p_j - p_j**2)) == 0
+    assert factored == -(p_i - p_j) ** 2
+
+
+def test_each_term_rides_on_its_own_dimension():
+    terms, _, _ = symbolic.symbolic_score()
+    assert terms == [2 * p_i * p_j, -p_i**2, -p_j**2]
+
+
+def test_queries_and_keys_ignore_the_signal():
+    q, k = symbolic.symbolic_projections()
+    assert q == sp.Matrix([[sp.sqrt(2) * p_i, -p_i**2, 1]])
+    assert k == sp.Matrix([[sp.sqrt(2) * p_j, 1, -p_j**2]])
+    assert not (q.free_symbols | k.free_symbols) & {s_i, s_j}
+
+
+def test_derivation_uses_the_package_matrices(monkeypatch):
+    """Break the package's W_K: the default derivation must notice."""
+    W_Q, W_K, W_V = sa.gaussian_head_weights()
+    broken = W_K[:, [0, 2, 1]]  # route p_j^2 and the constant to the wrong dimensions
+    monkeypatch.setattr(symbolic, "gaussian_head_weights", lambda: (W_Q, broken, W_V))
+    assert not symbolic.is_negative_squared_distance()
+
+
+def test_a_doubled_cross_term_is_caught():
+    W_Q, W_K, _ = sa.gaussian_head_weights()
+    W_K = W_K.copy()
+    W_K[1, 0] = 2 * np.sqrt(2.0)  # q.k would hold 4 p_i p_j instead of 2 p_i p_j
+    assert not symbolic.is_negative_squared_distance(W_Q, W_K)
+
+
+def test_exact_matrix_keeps_sqrt2_exact():
+    m = symbolic.exact_matrix([[np.sqrt(2.0), -1.0], [0.0, -3 * np.sqrt(2.0)]])
+    assert m == sp.Matrix([[sp.sqrt(2), -1], [0, -3 * sp.sqrt(2)]])
+
+
+@pytest.mark.parametrize("value", [0.3, 1.41421356, np.pi])
+def test_exact_matrix_refuses_to_guess(value):
+    with pytest.raises(ValueError, match="matrix entry"):
+        symbolic.exact_matrix([[value]])
+
+
+def test_exact_matrix_bad_shape():
+    with pytest.raises(ValueError, match="matrix"):
+        symbolic.exact_matrix([1.0, 2.0])
+
+
+def test_projection_shapes_are_checked():
+    W_Q, W_K, _ = sa.gaussian_head_weights()
+    with pytest.raises(ValueError, match="W_Q and W_K"):
+        symbolic.symbolic_projections(W_Q[:3], W_K)
+    with pytest.raises(ValueError, match="W_Q and W_K"):
+        symbolic.symbolic_projections(W_Q, W_K[:, :2])
+
+
+def test_numeric_scores_match_on_the_books_positions():
+    positions, _, noisy = sa.noisy_sine(defaults.N, defaults.SIGMA, rng=defaults.SEED)
+    assert symbolic.numeric_score_error(positions, noisy) < 1e-14
+
+
+def test_numeric_scores_match_on_any_positions():
+    rng = np.random.default_rng(0)
+    assert symbolic.numeric_score_error(rng.uniform(-3, 3, 40), rng.normal(size=40)) < 1e-12
+
+
+def test_numeric_check_sees_a_broken_head(monkeypatch):
+    W_Q, W_K, W_V = sa.gaussian_head_weights()
+    monkeypatch.setattr(symbolic, "gaussian_head_weights", lambda: (W_Q, W_K[:, [0, 2, 1]], W_V))
+    assert symbolic.numeric_score_error(np.linspace(0.0, 1.0, 50)) > 0.1
+

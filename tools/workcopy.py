@@ -1,0 +1,150 @@
+"""Build the book in a copy of the working tree, or a tiny book, for the slow tests and ``make bench``.
+
+A copy holds the files git would commit (tracked and untracked-but-not-ignored,
+as they are on disk now), with ``.venv`` and ``node_modules`` linked to the
+original's, so a build there is a clean ``make build`` of the current sources
+that never touches the original's ``_build/``. Usage::
+
+    from tools import ROOT, workcopy
+
+    copy = workcopy.copy_tree(ROOT, tmp_path / "a")
+    result = workcopy.build(copy)    # make build, in the copy
+    result.ok, result.seconds, result.executed   # {"book/smoothing.md", ...}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from tools import toc
+
+LINKED = (".venv", "node_modules")  # installed dependencies, shared with the original
+STAMPS = (".venv/.installed", "node_modules/.installed")  # `make` must not reinstall them
+EXECUTED = re.compile(r"^(?P<path>\S+?): Executed notebook in (?P<seconds>[\d.]+) seconds", re.M)
+#: ``SOURCE_DATE_EPOCH`` of the copies' builds: any fixed time makes two builds comparable.
+EPOCH = "0"
+
+
+@dataclasses.dataclass
+class BuildResult:
+    returncode: int
+    seconds: float
+    log: str
+    execution_seconds: dict[str, float]  # {source relative to the copy: seconds its notebook ran}
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    @property
+    def executed(self) -> set[str]:
+        """The sources (relative to the copy) whose notebook was executed."""
+        return set(self.execution_seconds)
+
+
+def source_files(root: Path) -> list[str]:
+    """Files of the working tree that git tracks or would track, relative to ``root``."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=root, capture_output=True, check=True).stdout
+    return sorted(name for name in listed.decode().split("\0") if name and (root / name).is_file())
+
+
+def copy_tree(root: Path, target: Path) -> Path:
+    """Copy ``root``'s working tree into ``target`` (new), linking the installed dependencies."""
+    target.mkdir(parents=True)
+    for name in source_files(root):
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / name, target / name)
+    for name in LINKED:
+        (target / name).symlink_to((root / name).resolve(), target_is_directory=True)
+    return target
+
+
+def build(copy: Path, *, source_date_epoch: str = EPOCH, timeout: float = 1200) -> BuildResult:
+    """Run ``make build`` in ``copy``; the kernels import the copy's ``src/``."""
+    env = {**os.environ, "SOURCE_DATE_EPOCH": source_date_epoch, "PYTHONPATH": str(copy / "src")}
+    env.pop("MAKEFLAGS", None)
+    command = ["make", "--no-print-directory", *(f"--old-file={s}" for s in STAMPS), "build"]
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
+    seconds = time.perf_counter() - start
+    log = done.stdout + done.stderr
+    execution = {_relative(m["path"], copy): float(m["seconds"]) for m in EXECUTED.finditer(log)}
+    return BuildResult(done.returncode, seconds, log, execution)
+
+
+def _relative(path: str, copy: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(copy.resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+def differences(a: Path, b: Path, limit: int = 10) -> list[str]:
+    """How two directory trees differ: each differing file with its first differing line."""
+    files_a = {p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file()}
+    files_b = {p.relative_to(b).as_posix() for p in b.rglob("*") if p.is_file()}
+    found = [f"only in {a}: {n}" for n in sorted(files_a - files_b)]
+    found += [f"only in {b}: {n}" for n in sorted(files_b - files_a)]
+    for name in sorted(files_a & files_b):
+        bytes_a, bytes_b = (a / name).read_bytes(), (b / name).read_bytes()
+        if bytes_a != bytes_b:
+            found.append(f"{name}: {first_difference(bytes_a, bytes_b)}")
+        if len(found) >= limit:
+            break
+    return found[:limit]
+
+
+def first_difference(bytes_a: bytes, bytes_b: bytes) -> str:
+    """The first differing line of two texts (or byte offset of two binaries)."""
+    try:
+        lines_a, lines_b = bytes_a.decode().splitlines(), bytes_b.decode().splitlines()
+    except UnicodeDecodeError:
+        offset = next((i for i, (x, y) in enumerate(zip(bytes_a, bytes_b, strict=False)) if x != y),
+                      min(len(bytes_a), len(bytes_b)))
+        return f"binary files differ from byte {offset}"
+    for number, (x, y) in enumerate(zip(lines_a, lines_b, strict=False), start=1):
+        if x != y:
+            return f"line {number}: {x[:200]!r} != {y[:200]!r}"
+    return f"one has {len(lines_a)} lines, the other {len(lines_b)}"
+
+
+TINY_BOOK_FILES = ("_config.yml", "Makefile", "pyproject.toml", "requirements.txt", "package.json", "references.bib")
+NOTEBOOK_HEADER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+"""
+
+
+def tiny_book(root: Path, target: Path, chapters: dict[str, str]) -> Path:
+    """A book with the project's configuration, extensions and Makefile, but only ``chapters``.
+
+    ``chapters`` maps a name to the MyST notebook body (the jupytext header is
+    added); they are listed in order after a one-line landing page.
+    """
+    target.mkdir(parents=True)
+    for name in TINY_BOOK_FILES:
+        shutil.copy2(root / name, target / name)
+    shutil.copytree(root / "_ext", target / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in LINKED:
+        (target / name).symlink_to((root / name).resolve(), target_is_directory=True)
+    (target / "book").mkdir()
+    (target / "book" / "index.md").write_text("# A tiny book\n\n```{tableofcontents}\n```\n")
+    for name, body in chapters.items():
+        (target / "book" / f"{name}.md").write_text(NOTEBOOK_HEADER + body)
+    toc.write(target / "_toc.yml", "book/index", [f"book/{name}" for name in chapters])
+    return target
