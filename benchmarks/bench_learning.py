@@ -42,20 +42,20 @@ def median_time(call, runs=RUNS) -> float:
 def trainings() -> list[tuple[str, float]]:
     """(what, median seconds) of the chapters' trainings, with the chapters' arguments."""
     import selfattention as sa
-    from selfattention import settings
+    from selfattention import defaults
     from selfattention.studies import content_attention as ca
     from selfattention.studies import learned_head as lh
 
-    positions, _, noisy = sa.noisy_sine(settings.N, settings.SIGMA, rng=settings.SEED)
-    train = ca.step_signals(20, settings.N, settings.SIGMA, rng=settings.SEED)
-    start = ca.train_position_head(train, steps=600, rng=settings.SEED)
+    positions, _, noisy = sa.noisy_sine(defaults.N, defaults.SIGMA, rng=defaults.SEED)
+    train = ca.step_signals(20, defaults.N, defaults.SIGMA, rng=defaults.SEED)
+    start = ca.train_position_head(train, steps=600, rng=defaults.SEED)
     return [
         ("chapter 8: one head, 2000 Adam steps on one signal (N = 100)",
-         median_time(lambda: lh.learn(positions, noisy, steps=2000, rng=settings.SEED))),
+         median_time(lambda: lh.learn(positions, noisy, steps=2000, rng=defaults.SEED))),
         ("chapter 9: position-only head, 600 steps on 20 signals",
-         median_time(lambda: ca.train_position_head(train, steps=600, rng=settings.SEED))),
+         median_time(lambda: ca.train_position_head(train, steps=600, rng=defaults.SEED))),
         ("chapter 9: content-aware head, 300 steps on 20 signals",
-         median_time(lambda: ca.train_content_head(train, start=start, steps=300, rng=settings.SEED))),
+         median_time(lambda: ca.train_content_head(train, start=start, steps=300, rng=defaults.SEED))),
     ]
 
 

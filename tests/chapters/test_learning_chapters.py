@@ -16,16 +16,16 @@ import numpy as np
 import pytest
 
 import selfattention as sa
-from selfattention import bilateral_symbolic, learning, settings
+from selfattention import bilateral_symbolic, defaults, learning
 from selfattention.bilateral import bilateral_head
-from selfattention.knobs import rmse
+from selfattention.metrics import rmse
 from selfattention.studies import content_attention as ca
 from selfattention.studies import learned_head as lh
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
 PREFIX = {"learning": "learning", "content-attention": "content"}
-#: The chapters' training settings.
-COMMON = dict(steps=2000, learning_rate=0.1, init_scale=0.1, rng=settings.SEED)
+#: The chapters' training defaults.
+COMMON = dict(steps=2000, learning_rate=0.1, init_scale=0.1, rng=defaults.SEED)
 
 
 # --- chapter 8: the claims ---------------------------------------------------------------
@@ -33,8 +33,8 @@ COMMON = dict(steps=2000, learning_rate=0.1, init_scale=0.1, rng=settings.SEED)
 
 @pytest.fixture(scope="module")
 def sine():
-    positions, clean, noisy = sa.noisy_sine(settings.N, settings.SIGMA, rng=settings.SEED)
-    return positions, clean, noisy, lh.engineered(positions, noisy, settings.SIGMA)
+    positions, clean, noisy = sa.noisy_sine(defaults.N, defaults.SIGMA, rng=defaults.SEED)
+    return positions, clean, noisy, lh.engineered(positions, noisy, defaults.SIGMA)
 
 
 @pytest.fixture(scope="module")
@@ -46,14 +46,14 @@ def band(sine):
 def test_plain_gradient_descent_needs_the_right_step_size(sine, band):
     positions, _, noisy, reference = sine
     slow, good, saturated = lh.gradient_descent_runs(positions, noisy, [1.0, 10.0, 100.0], steps=2000,
-                                                     rng=settings.SEED)
+                                                     rng=defaults.SEED)
     assert slow.loss > reference.loo_loss > good.loss > band.loss
     assert saturated.loss > 0.5
     assert np.abs(saturated.W_Q @ saturated.W_K.T).max() > 100, "the scores reach hundreds"
     _, weights = learning.learned_head(saturated.W_Q, saturated.W_K, learning.token_features(positions), noisy,
                                        leave_one_out=True)
     keys, share = lh.favourite_keys(weights)
-    assert np.all(keys[:-1] == settings.N - 1), "every query but the last favours the last sample"
+    assert np.all(keys[:-1] == defaults.N - 1), "every query but the last favours the last sample"
     assert np.median(share) > 0.99
     _, _, dW_K = learning.loo_loss_and_grad(saturated.W_Q, saturated.W_K, learning.token_features(positions), noisy)
     _, _, start_grad = learning.loo_loss_and_grad(*band.checkpoints[200], learning.token_features(positions), noisy)
@@ -73,12 +73,12 @@ def test_centring_the_positions_decorrelates_them_and_speeds_training(sine, band
 def test_the_leaking_head_copies_its_samples(sine):
     positions, clean, noisy, reference = sine
     leak = lh.learn(positions, noisy, sees_value=True, **COMMON)
-    assert leak.loss < 0.05 * reference.loo_loss and leak.loss < settings.SIGMA**2 / 10
+    assert leak.loss < 0.05 * reference.loo_loss and leak.loss < defaults.SIGMA**2 / 10
     W_QK = leak.W_Q @ leak.W_K.T  # rows and columns [s, pt, pt^2, 1]
     assert np.argmax(np.abs(W_QK)) == 0 and W_QK[0, 0] > 0, "the largest entry pairs s_i with s_j"
     prediction, _ = learning.learned_head(leak.W_Q, leak.W_K, lh.features_of(leak, positions, noisy), noisy,
                                           leave_one_out=True)
-    assert rmse(prediction, noisy) < 0.25 * settings.SIGMA
+    assert rmse(prediction, noisy) < 0.25 * defaults.SIGMA
     assert rmse(prediction, clean) > 0.95 * rmse(noisy, clean), "no better than the samples"
     _, weights = learning.learned_head(leak.W_Q, leak.W_K, lh.features_of(leak, positions, noisy), noisy,
                                        leave_one_out=True)
@@ -98,18 +98,18 @@ def test_an_honest_prediction_cannot_beat_the_noise_variance_on_average():
 def test_the_band_forms_from_uniform_attention_and_beats_the_engineered_heads(sine, band):
     positions, _, noisy, reference = sine
     weights = lh.checkpoint_weights(band, positions, noisy)
-    off = ~np.eye(settings.N, dtype=bool)
-    assert np.abs(weights[0] - 1 / (settings.N - 1))[off].max() < 1e-3
+    off = ~np.eye(defaults.N, dtype=bool)
+    assert np.abs(weights[0] - 1 / (defaults.N - 1))[off].max() < 1e-3
     reach = [ca.mean_distance(weights[t], positions) for t in sorted(weights)]
     assert all(a > b for a, b in pairwise(reach)), "the band narrows step after step"
     assert band.losses[0] > 5 * band.loss
     assert band.loss < reference.loo_loss
 
 
-@pytest.mark.parametrize("seed", [settings.SEED, 1, 2, 3, 4, 5])
+@pytest.mark.parametrize("seed", [defaults.SEED, 1, 2, 3, 4, 5])
 def test_the_learned_loo_loss_is_no_worse_than_the_best_engineered_head(seed):
-    positions, _, noisy = sa.noisy_sine(settings.N, settings.SIGMA, rng=seed)
-    reference = lh.engineered(positions, noisy, settings.SIGMA)
+    positions, _, noisy = sa.noisy_sine(defaults.N, defaults.SIGMA, rng=seed)
+    reference = lh.engineered(positions, noisy, defaults.SIGMA)
     assert lh.learn(positions, noisy, **COMMON).loss <= (1 + lh.LOSS_TOLERANCE) * reference.loo_loss
 
 
@@ -118,13 +118,13 @@ def test_what_the_band_learned(sine, band):
     X = learning.token_features(positions)
     tau, centres = lh.row_gaussians(band.W_Q, band.W_K, positions)
     assert np.all(tau > 0), "every row is a Gaussian bump"
-    middle = settings.N // 2
+    middle = defaults.N // 2
     assert reference.loo_temperature < tau[middle] < reference.best_temperature
     centred = lh.centred_scores(band.W_Q, band.W_K, X)
     engineered = -((positions - positions[middle]) ** 2) / tau[middle]
     in_band = np.abs(positions - positions[middle]) <= 3 * np.sqrt(tau[middle] / 2)
     assert np.abs(centred[middle] - engineered)[in_band].max() < 0.25
-    assert np.argmax(tau) == 0 and np.argmin(tau) == settings.N - 1 and np.all(np.diff(tau) < 0)
+    assert np.argmax(tau) == 0 and np.argmin(tau) == defaults.N - 1 and np.all(np.diff(tau) < 0)
     assert centres[0] < 0 and centres[-1] > 1
     output, _ = learning.learned_head(band.W_Q, band.W_K, X, noisy)
     assert rmse(output, clean) > 1.1 * rmse(sa.gaussian_head(noisy, positions, reference.loo_temperature)[0], clean)
@@ -133,7 +133,7 @@ def test_what_the_band_learned(sine, band):
 def test_other_draws_drift_other_ways(sine):
     positions = sine[0]
     profiles = [lh.row_gaussians(*(lambda f: (f.W_Q, f.W_K))(lh.learn(positions, noisy, **COMMON)), positions)[0]
-                for noisy in (sa.noisy_sine(settings.N, settings.SIGMA, rng=seed)[2] for seed in (1, 2, 3))]
+                for noisy in (sa.noisy_sine(defaults.N, defaults.SIGMA, rng=seed)[2] for seed in (1, 2, 3))]
     assert any(p[-1] > p[0] for p in profiles), "not every draw narrows the band to the right"
 
 
@@ -141,11 +141,11 @@ def test_the_scores_shift_invariance_and_the_product(sine, band):
     positions, _, noisy, _ = sine
     X = learning.token_features(positions)
     scores = (X @ band.W_Q) @ (X @ band.W_K).T
-    G = np.random.default_rng(settings.SEED).standard_normal((3, 3))
+    G = np.random.default_rng(defaults.SEED).standard_normal((3, 3))
     W_Q_G, W_K_G = lh.reparametrise(band.W_Q, band.W_K, G)
     assert lh.relative_gap(W_Q_G, band.W_Q) > 0.5
     assert np.abs((X @ W_Q_G) @ (X @ W_K_G).T - scores).max() < 1e-12 * np.abs(scores).max()
-    second = lh.learn(positions, noisy, **{**COMMON, "rng": settings.SEED + 1})
+    second = lh.learn(positions, noisy, **{**COMMON, "rng": defaults.SEED + 1})
     assert lh.relative_gap(second.W_Q, band.W_Q) > 0.5
     assert lh.relative_gap(second.W_Q @ second.W_K.T, band.W_Q @ band.W_K.T) < 0.05
     np.testing.assert_allclose(band.W_K[-1], band.checkpoints[0][1][-1], atol=1e-6)
@@ -157,9 +157,9 @@ def test_the_scores_shift_invariance_and_the_product(sine, band):
 
 @pytest.fixture(scope="module")
 def step():
-    book = ca.step_signal(settings.N, settings.SIGMA, jump=1.5, at=0.5, rng=settings.SEED)
-    train = ca.step_signals(20, settings.N, settings.SIGMA, jump=1.5, low=0.2, high=0.8, rng=settings.SEED)
-    test = ca.step_signals(50, settings.N, settings.SIGMA, jump=1.5, low=0.2, high=0.8, rng=settings.SEED + 1)
+    book = ca.step_signal(defaults.N, defaults.SIGMA, jump=1.5, at=0.5, rng=defaults.SEED)
+    train = ca.step_signals(20, defaults.N, defaults.SIGMA, jump=1.5, low=0.2, high=0.8, rng=defaults.SEED)
+    test = ca.step_signals(50, defaults.N, defaults.SIGMA, jump=1.5, low=0.2, high=0.8, rng=defaults.SEED + 1)
     tau_gauss, (tau_p, tau_s) = ca.best_temperatures(train, np.logspace(-3.5, -1.5, 9), np.logspace(-1, 1.5, 11))
     return book, train, test, tau_gauss, tau_p, tau_s
 
@@ -167,8 +167,8 @@ def step():
 @pytest.fixture(scope="module")
 def heads(step):
     _, train, _, *_ = step
-    position = ca.train_position_head(train, steps=600, rng=settings.SEED)
-    content = ca.train_content_head(train, start=position, steps=300, rng=settings.SEED)
+    position = ca.train_position_head(train, steps=600, rng=defaults.SEED)
+    content = ca.train_content_head(train, start=position, steps=300, rng=defaults.SEED)
     return position, content
 
 
@@ -176,7 +176,7 @@ def test_the_gaussian_head_blurs_the_jump_and_the_jump_narrows_its_band(step):
     book = step[0]
     positions, noisy = book.positions, book.noisy[0]
     tau, _ = sa.choose_temperature(noisy, positions)
-    tau_sine, _ = sa.choose_temperature(sa.noisy_sine(settings.N, settings.SIGMA, rng=settings.SEED)[2], positions)
+    tau_sine, _ = sa.choose_temperature(sa.noisy_sine(defaults.N, defaults.SIGMA, rng=defaults.SEED)[2], positions)
     assert tau < tau_sine
     errors = ca.region_errors(sa.gaussian_head(noisy, positions, tau)[0][None], book)
     assert errors["near"] > 2 * errors["away"]
@@ -196,7 +196,7 @@ def test_leave_one_out_cannot_choose_the_signal_temperature(step):
         np.fill_diagonal(e, -np.inf)
         a = np.exp(e - e.max(axis=1, keepdims=True))
         losses.append(np.mean((a @ s / a.sum(axis=1) - s) ** 2))
-    assert all(a > b for a, b in pairwise(losses)) and losses[-1] < settings.SIGMA**2 / 2
+    assert all(a > b for a, b in pairwise(losses)) and losses[-1] < defaults.SIGMA**2 / 2
 
 
 def test_the_second_draw_adds_sigma_squared_to_the_expected_error():
@@ -220,9 +220,9 @@ def test_the_bilateral_head_splits_at_the_jump(step):
 
 def test_one_pair_is_not_enough(step, heads):
     _, _, test, *_ = step
-    one = ca.step_signal(settings.N, settings.SIGMA, jump=1.5, at=0.5, rng=settings.SEED + 2)
-    position = ca.train_position_head(one, rng=settings.SEED)
-    content = ca.train_content_head(one, start=position, rng=settings.SEED)
+    one = ca.step_signal(defaults.N, defaults.SIGMA, jump=1.5, at=0.5, rng=defaults.SEED + 2)
+    position = ca.train_position_head(one, rng=defaults.SEED)
+    content = ca.train_content_head(one, start=position, rng=defaults.SEED)
     assert content.loss < position.loss
     one_errors = [ca.region_errors(ca.learned_outputs(fit, test, content=c)[0], test)["whole"]
                   for fit, c in ((position, False), (content, True))]
@@ -233,7 +233,7 @@ def test_one_pair_is_not_enough(step, heads):
 
 def test_a_random_start_never_forms_a_band(step, heads):
     _, train, test, *_ = step
-    random_start = ca.train_content_head(train, steps=300, rng=settings.SEED)
+    random_start = ca.train_content_head(train, steps=300, rng=defaults.SEED)
     out, weights = ca.learned_outputs(random_start, test, content=True)
     _, learned_weights = ca.learned_outputs(heads[1], test, content=True)
     assert ca.mean_distance(weights, test.positions) > 5 * ca.mean_distance(learned_weights, test.positions)
@@ -255,8 +255,8 @@ def test_held_out_errors_near_and_away_from_the_jumps(step, heads):
     assert min(errors, key=lambda k: errors[k]["away"]) == "position"
     assert errors["gauss"]["away"] > max(errors["bilateral"]["away"], errors["content"]["away"])
     assert abs(errors["content"]["whole"] - errors["bilateral"]["whole"]) < 0.01
-    assert content.loss > settings.SIGMA**2, "the second draw's noise is a floor"
-    tau_sine, _ = sa.choose_temperature(sa.noisy_sine(settings.N, settings.SIGMA, rng=settings.SEED)[2],
+    assert content.loss > defaults.SIGMA**2, "the second draw's noise is a floor"
+    tau_sine, _ = sa.choose_temperature(sa.noisy_sine(defaults.N, defaults.SIGMA, rng=defaults.SEED)[2],
                                         test.positions)
     assert tau_gauss < tau_sine, "the Gaussian head's band is narrow because of the jumps"
 

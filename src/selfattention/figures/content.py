@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._style import COLORS, draw_weights, new_figure
+from ._style import COLORS, new_figure
+from .panels import draw_weights
 
 
 def _shade_near(ax, jump, width):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import as_array, as_positive_scalar
-from ..bias_variance import best_temperature, expected_risk
+from .bias_variance import expected_risk, refined_argmin
 from ..head import positional_features
 from ..kernel import DEFAULT_CANDIDATES, choose_temperature
 from ..learning import FitResult, fit_head, learned_head, token_features
@@ -47,7 +47,7 @@ def engineered(positions, noisy, sigma, *, candidates=DEFAULT_CANDIDATES) -> Eng
     """The leave-one-out choice on ``candidates`` and ``tau*`` for the book's sine."""
     tau, scores = choose_temperature(noisy, positions, candidates)
     bias2, variance = expected_risk(len(positions), sigma, TRUTH_TEMPERATURES)
-    return Engineered(tau, float(scores.min()), best_temperature(TRUTH_TEMPERATURES, bias2 + variance))
+    return Engineered(tau, float(scores.min()), refined_argmin(TRUTH_TEMPERATURES, bias2 + variance))
 
 
 def learn(positions, noisy, *, sees_value=False, centred=True, **kwargs) -> FitResult:
