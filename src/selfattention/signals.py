@@ -6,11 +6,9 @@ Randomness always comes from an ``rng`` argument (a seed or a
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ._validation import as_count, as_nonnegative_scalar
+from ._validation import as_count, as_nonnegative_scalar, as_real
 
 
 def unit_noise(n, rng=None) -> np.ndarray:
@@ -72,6 +70,8 @@ def step_sine(n, sigma, *, jump=1.5, at=0.5, rng=None):
     .. math:: f(p) = \sin(2 \pi p) + J\,[p \ge p_J], \qquad
         s_i = f(p_i) + \sigma z_i, \quad p_i = \frac{i}{n - 1}
 
+    The noise is that of :func:`noisy_sine` with the same ``rng``.
+
     Parameters
     ----------
     n : int
@@ -91,17 +91,7 @@ def step_sine(n, sigma, *, jump=1.5, at=0.5, rng=None):
     clean : ndarray, shape (n,)
     noisy : ndarray, shape (n,)
     """
-    n = as_count(n, "n")
-    sigma = as_nonnegative_scalar(sigma, "sigma")
-    jump, at = _as_real(jump, "jump"), _as_real(at, "at")
-    positions = np.linspace(0.0, 1.0, n)
-    clean = np.sin(2 * np.pi * positions) + jump * (positions >= at)
-    noisy = clean + sigma * unit_noise(n, rng)
-    return positions, clean, noisy
-
-
-def _as_real(x, name: str) -> float:
-    """``x`` as a float after checking it is a finite real number (of either sign)."""
-    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not np.isfinite(x):
-        raise ValueError(f"{name} must be a finite real number, got {x!r}")
-    return float(x)
+    jump, at = as_real(jump, "jump"), as_real(at, "at")
+    positions, clean, noisy = noisy_sine(n, sigma, rng=rng)
+    step = jump * (positions >= at)  # (n,)
+    return positions, clean + step, noisy + step

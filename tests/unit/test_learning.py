@@ -1,4 +1,4 @@
-"""selfattention.learning: the hand-derived gradient, training, and bad input."""
+"""selfattention.learning: the head's loss against its definition, the hand-derived gradient, bad input."""
 
 from __future__ import annotations
 
@@ -111,61 +111,12 @@ def test_token_features_columns_and_batches():
     np.testing.assert_allclose(X[0, 1], [1, 1, 0, 0, 1])
 
 
-def test_centred_tokens_are_an_invertible_map_of_chapter_4s():
+def test_centred_tokens_are_an_invertible_map_of_the_engineered_heads_tokens():
     p = np.linspace(0, 1, 11)
     raw = sa.positional_features(np.zeros_like(p), p)[:, 1:]  # [p, p^2, 1]
     T = np.linalg.lstsq(raw, learning.token_features(p), rcond=None)[0]  # (3, 3)
     np.testing.assert_allclose(raw @ T, learning.token_features(p), atol=1e-12)
     assert abs(np.linalg.det(T)) > 1
-
-
-def fit_small(rng, steps=30, **kwargs):
-    p, _, y = sa.noisy_sine(20, 0.3, rng=0)
-    return learning.fit_head(learning.token_features(p), y, steps=steps, rng=rng, **kwargs)
-
-
-def test_fit_is_deterministic_for_a_seed_and_accepts_generators():
-    a, b = fit_small(5), fit_small(np.random.default_rng(5))
-    np.testing.assert_array_equal(a.W_Q, b.W_Q)
-    np.testing.assert_array_equal(a.losses, b.losses)
-    assert not np.array_equal(a.W_Q, fit_small(6).W_Q)
-
-
-@pytest.mark.parametrize("optimizer", ["adam", "gd"])
-def test_fit_records_one_loss_per_step_and_the_checkpoints(optimizer):
-    fit = fit_small(3, optimizer=optimizer, checkpoints=(0, 10, 30))
-    p, _, y = sa.noisy_sine(20, 0.3, rng=0)
-    X = learning.token_features(p)
-    assert fit.losses.shape == (30,)
-    W_Q0, W_K0 = fit.checkpoints[0]
-    assert fit.losses[0] == learning.loo_loss_and_grad(W_Q0, W_K0, X, y)[0]
-    assert fit.losses[10] == learning.loo_loss_and_grad(*fit.checkpoints[10], X, y)[0]
-    np.testing.assert_array_equal(fit.checkpoints[30][0], fit.W_Q)
-    assert fit.loss == learning.loo_loss_and_grad(fit.W_Q, fit.W_K, X, y)[0]
-    assert fit.loss < fit.losses[0]
-
-
-def test_start_from_given_projections():
-    start = fit_small(3)
-    fit = fit_small(4, init=(start.W_Q, start.W_K), init_scale=1e-12, steps=1, checkpoints=(0,))
-    np.testing.assert_allclose(fit.checkpoints[0][0], start.W_Q, atol=1e-10)
-    assert fit.losses[0] == pytest.approx(start.loss, rel=1e-9)
-
-
-def test_plain_gradient_descent_takes_the_step_it_is_told():
-    p, _, y = sa.noisy_sine(12, 0.3, rng=0)
-    X = learning.token_features(p)
-    fit = learning.fit_head(X, y, steps=1, learning_rate=0.5, optimizer="gd", rng=1, checkpoints=(0,))
-    W_Q0, W_K0 = fit.checkpoints[0]
-    _, dW_Q, dW_K = learning.loo_loss_and_grad(W_Q0, W_K0, X, y)
-    np.testing.assert_allclose(fit.W_Q, W_Q0 - 0.5 * dW_Q)
-    np.testing.assert_allclose(fit.W_K, W_K0 - 0.5 * dW_K)
-
-
-def test_adams_first_step_moves_every_entry_by_eta():
-    p, _, y = sa.noisy_sine(12, 0.3, rng=0)
-    fit = learning.fit_head(learning.token_features(p), y, steps=1, learning_rate=0.01, rng=1, checkpoints=(0,))
-    np.testing.assert_allclose(np.abs(fit.W_Q - fit.checkpoints[0][0]), 0.01, rtol=1e-3)
 
 
 GOOD = dict(W_Q=np.ones((3, 2)), W_K=np.ones((3, 2)), X=np.ones((4, 3)), y=np.ones(4))
@@ -182,13 +133,6 @@ GOOD = dict(W_Q=np.ones((3, 2)), W_K=np.ones((3, 2)), X=np.ones((4, 3)), y=np.on
         (lambda: learning.attention_loss_and_grad(**{**GOOD, "W_K": np.ones((3, 1))}), "W_Q and W_K must both"),
         (lambda: learning.attention_loss_and_grad(**{**GOOD, "y": [1, 2, np.nan, 4]}), "y contains NaN"),
         (lambda: learning.loo_loss_and_grad(**{**GOOD, "X": np.ones((2, 4, 3))}), "X must be 2-dimensional"),
-        (lambda: learning.fit_head(GOOD["X"], GOOD["y"], d_k=0), "d_k must be at least 1"),
-        (lambda: learning.fit_head(GOOD["X"], GOOD["y"], steps=1.5), "steps must be an integer"),
-        (lambda: learning.fit_head(GOOD["X"], GOOD["y"], learning_rate=0), "learning_rate must be positive"),
-        (lambda: learning.fit_head(GOOD["X"], GOOD["y"], init_scale=-1), "init_scale must not be negative"),
-        (lambda: learning.fit_head(GOOD["X"], GOOD["y"], optimizer="sgd"), "optimizer must be"),
-        (lambda: learning.fit_head(GOOD["X"], GOOD["y"], checkpoints=[-1]), "checkpoints must be at least 0"),
-        (lambda: learning.fit_head(GOOD["X"], GOOD["y"], d_k=3, init=(GOOD["W_Q"], GOOD["W_K"])), "init must have"),
         (lambda: learning.token_features([0.0, 1.0], [1.0, 2.0, 3.0]), "signal must have shape"),
         (lambda: learning.token_features([0.0, 1.0], signal_square=True), "signal_square needs a signal"),
         (lambda: learning.numerical_gradient(**GOOD, step=0), "step must be positive"),

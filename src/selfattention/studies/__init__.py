@@ -20,5 +20,7 @@ live in the module of the same name under :mod:`selfattention.figures`.
 * :mod:`.learned_head`: a head trained by gradient descent on the
   leave-one-out loss of one noisy sine;
 * :mod:`.content_attention`: heads whose scores compare values, on sines
-  with a jump.
+  with a jump;
+* :mod:`.noise2noise`: heads tuned and trained on a second noisy draw of
+  each signal instead of the ground truth.
 """

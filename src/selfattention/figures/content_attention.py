@@ -1,27 +1,20 @@
-"""Figures of the chapter on attention that looks at content. They draw data they are given."""
+"""Figures of :mod:`selfattention.studies.content_attention`: heads on sines with a jump."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ._style import COLORS, new_figure
-from .panels import draw_weights
-
-
-def _shade_near(ax, jump, width):
-    ax.axvspan(jump - width, jump + width, color=COLORS["muted"], alpha=0.2, lw=0, label="near the jump")
+from .panels import draw_signal, draw_weights
 
 
 def _signal_panel(ax, positions, clean, noisy, outputs, jump, width):
-    """Ground truth, samples, and one or more outputs, with the region near the jump shaded."""
-    _shade_near(ax, jump, width)
-    ax.plot(positions, clean, "--", color=COLORS["clean"], lw=1.2, label="ground truth $f(p)$")
-    ax.plot(positions, noisy, "o", color=COLORS["noisy"], ms=3, alpha=0.5, label="samples $s_i$")
-    colors = (COLORS["output"], COLORS["accent"])
-    for (label, output), color in zip(outputs.items(), colors, strict=False):
-        ax.plot(positions, output, "-", color=color, lw=2, label=label)
-    ax.set_xlabel("position $p$")
-    ax.set_ylabel("value")
+    """Ground truth, samples, and one or two outputs, with the tokens near the jump shaded."""
+    ax.axvspan(jump - width, jump + width, color=COLORS["muted"], alpha=0.2, lw=0, label="near the jump")
+    (first, output), *others = outputs.items()
+    draw_signal(ax, positions, clean, noisy, output, output_label=first, dot_alpha=0.5, legend=None)
+    for label, other in others:
+        ax.plot(positions, other, "-", color=COLORS["accent"], lw=2, label=label)
     ax.legend(loc="upper right", fontsize="x-small", framealpha=0.9)
 
 
@@ -77,14 +70,14 @@ def plot_two_heads(positions, clean, noisy, outputs, weights, *, jump, width, wi
 
 
 def plot_errors(errors, W_QK, labels):
-    """Errors of several heads near the jump and away from it, and a learned :math:`W_{QK}`.
+    r"""Errors of several heads near the jump and away from it, and a learned :math:`W_{QK}`.
 
     Parameters
     ----------
     errors : dict of str -> dict
         For each head, its ``{"near": rmse, "away": rmse}``.
     W_QK : ndarray, shape (d, d)
-        The content-aware head's learned product :math:`W_Q W_K^\\top`.
+        The content-aware head's learned product :math:`W_Q W_K^\top`.
     labels : sequence of str, length d
         The token features.
 

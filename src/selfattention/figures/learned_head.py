@@ -1,11 +1,11 @@
-"""Figures of the chapter on learning the head. They draw data they are given; they compute nothing."""
+"""Figures of :mod:`selfattention.studies.learned_head`: a head trained on the leave-one-out loss."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ._style import COLORS, new_figure
-from .panels import draw_weights
+from .panels import LEGEND, draw_signal, draw_weights
 
 
 def plot_training(losses, *, engineered_loss, noise_variance, leak_losses=None):
@@ -76,11 +76,11 @@ def plot_learned_scores(positions, scores, centred, engineered, queries, bandwid
     queries : sequence of int
         The rows drawn in the first two panels.
     bandwidths : ndarray, shape (n,)
-        Each query's temperature :math:`\tau_i` read off the learned head.
+        Each query's temperature :math:`\tau(p_i)` read off the learned head.
     loo_temperature, best_temperature : float
         Drawn as horizontal lines in the third panel.
     other_bandwidths : sequence of ndarray, shape (n,)
-        :math:`\tau_i` of heads learned on other noise draws, drawn faintly.
+        :math:`\tau(p_i)` of heads learned on other noise draws, drawn faintly.
 
     Returns
     -------
@@ -102,7 +102,7 @@ def plot_learned_scores(positions, scores, centred, engineered, queries, bandwid
     for k, other in enumerate(other_bandwidths):
         ax_t.semilogy(positions, other, "-", color=COLORS["muted"], lw=1, alpha=0.6,
                       label="other noise draws" if k == 0 else None)
-    ax_t.semilogy(positions, bandwidths, "-", color=COLORS["output"], lw=2, label="learned $\\tau_i$")
+    ax_t.semilogy(positions, bandwidths, "-", color=COLORS["output"], lw=2, label="learned $\\tau(p_i)$")
     ax_t.axhline(loo_temperature, color=COLORS["noisy"], ls="-", lw=1, label="leave-one-out $\\tau$")
     ax_t.axhline(best_temperature, color=COLORS["clean"], ls="--", lw=1, label="best $\\tau^*$")
     ax_t.set_xlabel("query position $p_i$")
@@ -127,24 +127,23 @@ def plot_leak(positions, clean, noisy, prediction, weights):
     """
     fig = new_figure(9.5, 3.8)
     ax_s, ax_w = fig.subplots(1, 2, width_ratios=(1.6, 1))
-    ax_s.plot(positions, clean, "--", color=COLORS["clean"], lw=1.2, label="ground truth $f(p_i)$")
-    ax_s.plot(positions, noisy, "o", color=COLORS["noisy"], ms=5, mfc="none", label="sample $s_i$")
-    ax_s.plot(positions, prediction, ".", color=COLORS["output"], ms=5, label="prediction of $s_i$ from the others")
-    ax_s.set_xlabel("position $p$")
-    ax_s.set_ylabel("value")
-    ax_s.legend(loc="upper right", fontsize="small")
+    draw_signal(ax_s, positions, clean, noisy, dot_size=4.0, legend=None)
+    ax_s.plot(positions, prediction, "x", color=COLORS["output"], ms=5, label="prediction from the other samples")
+    ax_s.legend(**LEGEND)
     im = draw_weights(ax_w, weights, positions, title="attention of the leaking head")
     fig.colorbar(im, ax=ax_w, shrink=0.9, label="weight $a_{ij}$")
     return fig
 
 
-def plot_products(first, second, labels):
-    r"""Two trained heads: their :math:`W_Q` differ, their :math:`W_Q W_K^\top` agree.
+def plot_products(query_projections, products, labels):
+    r"""Two trained heads: their :math:`W_Q` differ, their :math:`W_{QK} = W_Q W_K^\top` agree.
 
     Parameters
     ----------
-    first, second : tuple of ndarray
-        ``(W_Q, W_K)`` of each head, shapes (d, d_k).
+    query_projections : sequence of two ndarray, shape (d, d_k)
+        :math:`W_Q` of each head.
+    products : sequence of two ndarray, shape (d, d)
+        :math:`W_Q W_K^\top` of each head.
     labels : sequence of str, length d
         The names of the token features (rows).
 
@@ -154,16 +153,21 @@ def plot_products(first, second, labels):
     """
     fig = new_figure(10.0, 2.9)
     axes = fig.subplots(1, 4, width_ratios=(1, 1, 1.1, 1.1))
-    products = [W_Q @ W_K.T for W_Q, W_K in (first, second)]
-    panels = [(first[0], "$W_Q$, start 1"), (second[0], "$W_Q$, start 2"),
-              (products[0], "$W_Q W_K^\\top$, start 1"), (products[1], "$W_Q W_K^\\top$, start 2")]
-    for k, (ax, (matrix, title)) in enumerate(zip(axes, panels, strict=True)):
-        limit = np.abs(panels[2 * (k // 2)][0]).max()  # both panels of a pair share one colour scale
-        ax.imshow(matrix, cmap="RdBu_r", vmin=-limit, vmax=limit)
-        for (r, c), value in np.ndenumerate(matrix):
-            ax.text(c, r, f"{value:.0f}" if k >= 2 else f"{value:.1f}", ha="center", va="center",
-                    fontsize="x-small", color="white" if abs(value) > 0.6 * limit else "black")
-        ax.set_yticks(range(len(labels)), labels=labels)
-        ax.set_xticks(range(matrix.shape[1]), labels=labels if k >= 2 else range(1, matrix.shape[1] + 1))
-        ax.set_title(title, fontsize="small")
+    pairs = [(query_projections, "$W_Q$", "{:.1f}"), (products, "$W_Q W_K^\\top$", "{:.0f}")]
+    for pair, (matrices, name, fmt) in enumerate(pairs):
+        limit = max(np.abs(m).max() for m in matrices)  # both panels of a pair share one colour scale
+        for start, matrix in enumerate(matrices):
+            ax = axes[2 * pair + start]
+            _annotated_matrix(ax, matrix, limit, fmt)
+            ax.set_yticks(range(len(labels)), labels=labels)
+            ax.set_xticks(range(matrix.shape[1]), labels=labels if pair else range(1, matrix.shape[1] + 1))
+            ax.set_title(f"{name}, start {start + 1}", fontsize="small")
     return fig
+
+
+def _annotated_matrix(ax, matrix, limit, fmt):
+    """A matrix as a diverging colour map on [-limit, limit], its entries written in."""
+    ax.imshow(matrix, cmap="RdBu_r", vmin=-limit, vmax=limit)
+    for (r, c), value in np.ndenumerate(matrix):
+        ax.text(c, r, fmt.format(value), ha="center", va="center", fontsize="x-small",
+                color="white" if abs(value) > 0.6 * limit else "black")
