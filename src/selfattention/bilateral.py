@@ -28,17 +28,10 @@ SCORE_TERMS = ("position",) * 3 + ("signal",) * 3
 
 
 def content_features(signal, positions) -> np.ndarray:
-    """Augment a 1-D signal with quadratic signal and position features.
+    """Augment a 1-D signal with quadratic signal and position features: ``X``, shape (n, 5).
 
-    Parameters
-    ----------
-    signal : array_like, shape (n,)
-    positions : array_like, shape (n,)
-
-    Returns
-    -------
-    X : ndarray, shape (n, 5)
-        Columns ``[s, s**2, p, p**2, 1]``.
+    The columns are ``[s, s**2, p, p**2, 1]``. Parameters are those of
+    :func:`~selfattention.head.positional_features`.
     """
     X = positional_features(signal, positions)  # (n, 4): [s, p, p^2, 1], checked
     return np.insert(X, 1, X[:, 0] ** 2, axis=1)  # (n, 5)

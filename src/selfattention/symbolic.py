@@ -170,16 +170,9 @@ tau_p, tau_s = sp.symbols("tau_p tau_s", positive=True)
 
 
 def content_row(signal, position) -> sp.Matrix:
-    """The bilateral head's token ``[s, s**2, p, p**2, 1]`` as a symbolic row.
+    """The bilateral head's token ``[s, s**2, p, p**2, 1]`` as a symbolic row, shape (1, 5).
 
-    Parameters
-    ----------
-    signal, position : sympy.Expr
-        The token's signal value ``s`` and position ``p``.
-
-    Returns
-    -------
-    sympy.Matrix, shape (1, 5)
+    Parameters are those of :func:`token_row`.
     """
     return sp.Matrix([[signal, signal**2, position, position**2, 1]])
 

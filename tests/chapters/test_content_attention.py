@@ -11,8 +11,11 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
+import selfattention as sa
 from selfattention import defaults
+from selfattention.metrics import mean_attended_distance
 from selfattention.studies import content_attention as ca
+from selfattention.studies import noise2noise as n2n
 
 STEM = "content-attention"
 
@@ -24,6 +27,20 @@ def test_the_gaussian_head_blurs_the_jump(chapter):
 
 def test_the_jump_narrows_the_leave_one_out_band(chapter):
     assert chapter.glued["content-tau-loo"] < chapter.glued["content-tau-sine"]
+    np.testing.assert_allclose(ca.without_steps(chapter.namespace["book"])[0] - chapter.namespace["noisy"],
+                               -chapter.namespace["jump"] * (chapter.namespace["positions"] >= chapter.namespace["at"]),
+                               atol=1e-14, err_msg="the same noise on the sine without the jump")
+
+
+def test_on_other_draws_the_jump_never_widens_the_band(chapter):
+    ns = chapter.namespace
+    ratios = []
+    for seed in range(1, 8):
+        signal = ca.step_signal(defaults.N, defaults.SIGMA, jump=ns["jump"], at=ns["at"], rng=seed)
+        with_jump, _ = sa.choose_temperature(signal.noisy[0], signal.positions)
+        without, _ = sa.choose_temperature(ca.without_steps(signal)[0], signal.positions)
+        ratios.append(with_jump / without)
+    assert max(ratios) <= 1 and np.median(ratios) < 0.8
 
 
 def test_sympy_derives_the_bilateral_score(chapter):
@@ -91,6 +108,16 @@ def test_a_random_start_never_forms_a_band(chapter):
     glued = chapter.glued
     assert glued["content-random-distance"] > 5 * glued["content-learned-distance"]
     assert glued["content-random-whole"] > 1.3 * glued["content-content-test-whole"]
+
+
+@pytest.mark.slow
+def test_the_random_start_settles_without_a_band(chapter):
+    """Four times the training leaves it where it was: attending by value across the whole signal."""
+    ns = chapter.namespace
+    longer = n2n.train_content_head(ns["train"], steps=4 * ns["content_steps"], rng=defaults.SEED)
+    _, weights = n2n.learned_outputs(longer, ns["test"], content=True)
+    assert mean_attended_distance(weights, ns["positions"]) > 5 * chapter.glued["content-learned-distance"]
+    assert longer.loss == pytest.approx(ns["random_start"].loss, rel=0.01)
 
 
 def test_held_out_errors_near_and_away_from_the_jumps(chapter):

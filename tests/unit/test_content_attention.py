@@ -23,6 +23,13 @@ def test_step_signals_draw_jumps_in_range_and_two_independent_draws():
     np.testing.assert_array_equal(again.second, signals.second)
 
 
+def test_without_steps_keeps_the_noise_and_removes_the_jumps():
+    signals = ca.step_signals(3, 40, 0.3, jump=2.0, rng=4)
+    sines = ca.without_steps(signals)
+    np.testing.assert_allclose(sines - np.sin(2 * np.pi * signals.positions), signals.noisy - signals.clean,
+                               atol=1e-14)
+
+
 def test_region_errors_split_the_tokens_by_their_distance_to_the_jump():
     signals = ca.step_signal(11, 0.0, jump=1.0, at=0.5, rng=0)  # positions 0, 0.1, ..., 1
     estimates = signals.clean.copy()

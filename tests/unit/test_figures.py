@@ -100,6 +100,19 @@ def test_weights_panel_is_labelled_in_positions_or_indices(sine):
     assert "position" in ax_p.get_xlabel() and ax_i.get_xlabel() == "key $j$"
 
 
+
+def test_matrix_panel_writes_every_entry_on_a_symmetric_scale():
+    matrix = np.array([[1.0, -4.0], [0.25, 0.0]])
+    fig = new_figure()
+    ax_lin, ax_sqrt = fig.subplots(1, 2)
+    panels.draw_matrix(ax_lin, matrix, fmt="{:.2f}")
+    panels.draw_matrix(ax_sqrt, matrix, limit=16.0, sqrt_scale=True)
+    np.testing.assert_array_equal(image(ax_lin).get_array(), matrix)
+    assert image(ax_lin).get_clim() == (-4.0, 4.0)
+    np.testing.assert_array_equal(image(ax_sqrt).get_array(), [[1.0, -2.0], [0.5, 0.0]])
+    assert image(ax_sqrt).get_clim() == (-4.0, 4.0)
+    assert [t.get_text() for t in ax_lin.texts] == ["1.00", "-4.00", "0.25", "0.00"]
+
 # --- diagrams ---------------------------------------------------------------
 
 

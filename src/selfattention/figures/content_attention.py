@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._style import COLORS, new_figure
-from .panels import draw_signal, draw_weights
+from .panels import draw_matrix, draw_signal, draw_weights
 
 
 def _signal_panel(ax, positions, clean, noisy, outputs, jump, width):
@@ -87,23 +87,22 @@ def plot_errors(errors, W_QK, labels):
     """
     fig = new_figure(11.0, 3.8)
     ax_b, ax_m = fig.subplots(1, 2, width_ratios=(1.6, 1))
-    names = list(errors)
-    x = np.arange(len(names))
-    for offset, (region, color) in zip((-0.2, 0.2), (("near", COLORS["output"]), ("away", COLORS["noisy"])),
-                                       strict=True):
-        values = [errors[name][region] for name in names]
-        bars = ax_b.bar(x + offset, values, width=0.4, color=color, label=f"{region} the jump" if region == "near"
-                        else "away from it")
-        ax_b.bar_label(bars, fmt="%.2f", fontsize="x-small")
-    ax_b.set_xticks(x, labels=names, fontsize="small")
-    ax_b.set_ylabel("RMSE against $f$, held-out signals")
-    ax_b.legend(fontsize="small")
-    limit = np.abs(W_QK).max()
-    ax_m.imshow(np.sign(W_QK) * np.abs(W_QK) ** 0.5, cmap="RdBu_r", vmin=-limit**0.5, vmax=limit**0.5)
-    for (r, c), value in np.ndenumerate(W_QK):
-        ax_m.text(c, r, f"{value:.3g}", ha="center", va="center", fontsize="x-small",
-                  color="white" if abs(value) > 0.4 * limit else "black")
+    _error_bars(ax_b, errors)
+    draw_matrix(ax_m, W_QK, sqrt_scale=True)
     ax_m.set_xticks(range(len(labels)), labels=labels)
     ax_m.set_yticks(range(len(labels)), labels=labels)
     ax_m.set_title("learned $W_Q W_K^\\top$ (rows: query, columns: key)", fontsize="small")
     return fig
+
+
+def _error_bars(ax, errors):
+    """A pair of bars per head: its error near the jump and away from it, values written on top."""
+    names = list(errors)
+    x = np.arange(len(names))
+    for offset, region, color, label in ((-0.2, "near", COLORS["output"], "near the jump"),
+                                         (0.2, "away", COLORS["noisy"], "away from it")):
+        bars = ax.bar(x + offset, [errors[name][region] for name in names], width=0.4, color=color, label=label)
+        ax.bar_label(bars, fmt="%.2f", fontsize="x-small")
+    ax.set_xticks(x, labels=names, fontsize="small")
+    ax.set_ylabel("RMSE against $f$, held-out signals")
+    ax.legend(fontsize="small")

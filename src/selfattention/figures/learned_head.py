@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._style import COLORS, new_figure
-from .panels import LEGEND, draw_signal, draw_weights
+from .panels import LEGEND, draw_matrix, draw_signal, draw_weights
 
 
 def plot_training(losses, *, engineered_loss, noise_variance, leak_losses=None):
@@ -88,15 +88,8 @@ def plot_learned_scores(positions, scores, centred, engineered, queries, bandwid
     """
     fig = new_figure(11.0, 3.6)
     ax_raw, ax_c, ax_t = fig.subplots(1, 3)
-    colors = (COLORS["noisy"], COLORS["output"], COLORS["accent"])
-    low = 1.5 * engineered[queries[len(queries) // 2]].max() - 12
-    for ax, learned, title in ((ax_raw, scores, "learned $e_{ij}$"), (ax_c, centred, "learned $e_{ij} - e_{ii}$")):
-        for i, color in zip(queries, colors, strict=False):
-            ax.plot(positions, learned[i], "-", color=color, lw=2, label=f"$p_i = {positions[i]:.2f}$")
-            ax.plot(positions, engineered[i], "--", color=COLORS["clean"], lw=1)
-        ax.set_ylim(bottom=low, top=max(learned[queries].max(), 0) + 3)
-        ax.set_title(title + " (solid), $-(p_i - p_j)^2/\\tau$ (dashed)", fontsize="small")
-        ax.set_xlabel("key position $p_j$")
+    _score_rows(ax_raw, positions, scores, engineered, queries, "learned $e_{ij}$")
+    _score_rows(ax_c, positions, centred, engineered, queries, "learned $e_{ij} - e_{ii}$")
     ax_raw.set_ylabel("score")
     ax_c.legend(loc="lower center", fontsize="small")
     for k, other in enumerate(other_bandwidths):
@@ -110,6 +103,18 @@ def plot_learned_scores(positions, scores, centred, engineered, queries, bandwid
     ax_t.set_title("bandwidth read off the learned head", fontsize="small")
     ax_t.legend(loc="upper center", fontsize="x-small", ncol=2)
     return fig
+
+
+def _score_rows(ax, positions, learned, engineered, queries, title):
+    """Rows ``queries`` of a learned score matrix (solid) over the engineered ones (dashed)."""
+    colors = (COLORS["noisy"], COLORS["output"], COLORS["accent"])
+    for i, color in zip(queries, colors, strict=False):
+        ax.plot(positions, learned[i], "-", color=color, lw=2, label=f"$p_i = {positions[i]:.2f}$")
+        ax.plot(positions, engineered[i], "--", color=COLORS["clean"], lw=1)
+    low = 1.5 * engineered[queries[len(queries) // 2]].max() - 12
+    ax.set_ylim(bottom=low, top=max(learned[queries].max(), 0) + 3)
+    ax.set_title(title + " (solid), $-(p_i - p_j)^2/\\tau$ (dashed)", fontsize="small")
+    ax.set_xlabel("key position $p_j$")
 
 
 def plot_leak(positions, clean, noisy, prediction, weights):
@@ -158,16 +163,8 @@ def plot_products(query_projections, products, labels):
         limit = max(np.abs(m).max() for m in matrices)  # both panels of a pair share one colour scale
         for start, matrix in enumerate(matrices):
             ax = axes[2 * pair + start]
-            _annotated_matrix(ax, matrix, limit, fmt)
+            draw_matrix(ax, matrix, limit=limit, fmt=fmt)
             ax.set_yticks(range(len(labels)), labels=labels)
             ax.set_xticks(range(matrix.shape[1]), labels=labels if pair else range(1, matrix.shape[1] + 1))
             ax.set_title(f"{name}, start {start + 1}", fontsize="small")
     return fig
-
-
-def _annotated_matrix(ax, matrix, limit, fmt):
-    """A matrix as a diverging colour map on [-limit, limit], its entries written in."""
-    ax.imshow(matrix, cmap="RdBu_r", vmin=-limit, vmax=limit)
-    for (r, c), value in np.ndenumerate(matrix):
-        ax.text(c, r, fmt.format(value), ha="center", va="center", fontsize="x-small",
-                color="white" if abs(value) > 0.6 * limit else "black")

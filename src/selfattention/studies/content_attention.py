@@ -97,6 +97,22 @@ def step_signal(n, sigma, *, jump=1.5, at=0.5, rng=None) -> StepSignals:
     return StepSignals(positions, np.array([float(at)]), clean[None], noisy[None], second[None])
 
 
+def without_steps(signals: StepSignals) -> np.ndarray:
+    """The first noisy draws with each signal's step taken out: noisy sines with the same noise.
+
+    Parameters
+    ----------
+    signals : StepSignals
+
+    Returns
+    -------
+    ndarray, shape (k, n)
+        ``sin(2 pi p) + sigma z``, with the ``z`` of ``signals.noisy``.
+    """
+    steps = signals.clean - np.sin(2 * np.pi * signals.positions)  # (k, n): 0 before each jump, J after
+    return signals.noisy - steps
+
+
 def near_jump(positions, jumps, width=NEAR) -> np.ndarray:
     """Which tokens of each signal lie within ``width`` of its jump.
 
