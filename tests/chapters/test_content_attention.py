@@ -26,10 +26,11 @@ def test_the_gaussian_head_blurs_the_jump(chapter):
 
 
 def test_the_jump_narrows_the_leave_one_out_band(chapter):
+    ns = chapter.namespace
     assert chapter.glued["content-tau-loo"] < chapter.glued["content-tau-sine"]
-    np.testing.assert_allclose(ca.without_steps(chapter.namespace["book"])[0] - chapter.namespace["noisy"],
-                               -chapter.namespace["jump"] * (chapter.namespace["positions"] >= chapter.namespace["at"]),
-                               atol=1e-14, err_msg="the same noise on the sine without the jump")
+    same_noise = ca.without_steps(ns["book"])[0]  # (N,): the book's noisy draw, the jump taken out
+    np.testing.assert_allclose(same_noise - ns["noisy"], -ns["jump"] * (ns["positions"] >= ns["at"]), atol=1e-14)
+    assert chapter.glued["content-tau-sine"] == sa.choose_temperature(same_noise, ns["positions"])[0]
 
 
 def test_on_other_draws_the_jump_never_widens_the_band(chapter):
