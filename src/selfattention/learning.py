@@ -141,29 +141,29 @@ def numerical_gradient(W_Q, W_K, X, y, targets=None, *, step=1e-6):
     r"""Central finite differences of the loss: an independent check of the hand-derived gradient.
 
     Each entry ``w`` of ``W_Q`` and ``W_K`` gets
-    :math:`(L(w + h) - L(w - h)) / (2h)`, with every other entry fixed.
+    :math:`(L(w + \Delta) - L(w - \Delta)) / (2\Delta)`, with every other entry fixed.
 
     Parameters
     ----------
     W_Q, W_K, X, y, targets
         As in :func:`attention_loss_and_grad`.
     step : float
-        The shift :math:`h > 0`.
+        The shift :math:`\Delta > 0`.
 
     Returns
     -------
     dW_Q, dW_K : ndarray, shape (d, d_k)
     """
-    h = as_positive_scalar(step, "step")
+    eps = as_positive_scalar(step, "step")
     W = [as_array(W_Q, "W_Q", ndim=2), as_array(W_K, "W_K", ndim=2)]
     grads = [np.zeros_like(w) for w in W]
     for k, w in enumerate(W):
         for index in np.ndindex(w.shape):
             shifted = [[v.copy() for v in W] for _ in range(2)]
-            shifted[0][k][index] += h
-            shifted[1][k][index] -= h
+            shifted[0][k][index] += eps
+            shifted[1][k][index] -= eps
             up, down = (attention_loss_and_grad(*pair, X, y, targets)[0] for pair in shifted)
-            grads[k][index] = (up - down) / (2 * h)
+            grads[k][index] = (up - down) / (2 * eps)
     return grads[0], grads[1]
 
 
