@@ -341,12 +341,12 @@ def test_checkpoints_figure_shows_each_steps_matrix_in_order(sine):
     assert [ax.get_title() for ax in fig.axes] == ["after 0 steps", "after 50 steps"]
 
 
-def test_learned_scores_figure_draws_the_rows_and_the_bandwidths(sine):
+def test_learned_scores_figure_draws_the_rows_and_the_temperatures(sine):
     p = sine[0]
     scores, centred, engineered = (np.outer(p, p) * k for k in (1, 2, 3))
     fig = learned_head.plot_learned_scores(p, scores, centred, engineered, [5, 15], np.full(30, 0.01),
                                            loo_temperature=0.02, best_temperature=0.03,
-                                           other_bandwidths=[np.full(30, 0.04)])
+                                           other_temperatures=[np.full(30, 0.04)])
     ax_raw, ax_c, ax_t = fig.axes
     np.testing.assert_array_equal(ax_raw.lines[0].get_ydata(), scores[5])
     np.testing.assert_array_equal(ax_raw.lines[1].get_ydata(), engineered[5])
@@ -445,7 +445,7 @@ figures = [
     learned_head.plot_training(taus, engineered_loss=0.2, noise_variance=0.1, leak_losses=taus / 10),
     learned_head.plot_checkpoints(p, {0: w, 5: w}),
     learned_head.plot_learned_scores(p, -w, -w, -w, [5, 10, 15], np.full(30, 0.01), loo_temperature=0.01,
-                                     best_temperature=0.02, other_bandwidths=[np.full(30, 0.02)]),
+                                     best_temperature=0.02, other_temperatures=[np.full(30, 0.02)]),
     learned_head.plot_leak(p, c, y, o, w),
     learned_head.plot_products((np.eye(3), 2 * np.eye(3)), (np.eye(3), np.eye(3)), ["a", "b", "c"]),
     content_attention.plot_blur(p, c, y, o, jump=0.5, width=0.05),

@@ -62,9 +62,9 @@ def plot_checkpoints(positions, weights_by_step):
     return fig
 
 
-def plot_learned_scores(positions, scores, centred, engineered, queries, bandwidths, *, loo_temperature,
-                        best_temperature, other_bandwidths=()):
-    r"""Learned scores against the engineered ones, and the learned bandwidth along the signal.
+def plot_learned_scores(positions, scores, centred, engineered, queries, temperatures, *, loo_temperature,
+                        best_temperature, other_temperatures=()):
+    r"""Learned scores against the engineered ones, and the learned temperature along the signal.
 
     Parameters
     ----------
@@ -75,11 +75,11 @@ def plot_learned_scores(positions, scores, centred, engineered, queries, bandwid
         The engineered head's scores divided by its temperature, :math:`-(p_i - p_j)^2/\tau`.
     queries : sequence of int
         The rows drawn in the first two panels.
-    bandwidths : ndarray, shape (n,)
+    temperatures : ndarray, shape (n,)
         Each query's temperature :math:`\tau(p_i)` read off the learned head.
     loo_temperature, best_temperature : float
         Drawn as horizontal lines in the third panel.
-    other_bandwidths : sequence of ndarray, shape (n,)
+    other_temperatures : sequence of ndarray, shape (n,)
         :math:`\tau(p_i)` of heads learned on other noise draws, drawn faintly.
 
     Returns
@@ -92,15 +92,15 @@ def plot_learned_scores(positions, scores, centred, engineered, queries, bandwid
     _score_rows(ax_c, positions, centred, engineered, queries, "learned $e_{ij} - e_{ii}$")
     ax_raw.set_ylabel("score")
     ax_c.legend(loc="lower center", fontsize="small")
-    for k, other in enumerate(other_bandwidths):
+    for k, other in enumerate(other_temperatures):
         ax_t.semilogy(positions, other, "-", color=COLORS["muted"], lw=1, alpha=0.6,
                       label="other noise draws" if k == 0 else None)
-    ax_t.semilogy(positions, bandwidths, "-", color=COLORS["output"], lw=2, label="learned $\\tau(p_i)$")
+    ax_t.semilogy(positions, temperatures, "-", color=COLORS["output"], lw=2, label="learned $\\tau(p_i)$")
     ax_t.axhline(loo_temperature, color=COLORS["noisy"], ls="-", lw=1, label="leave-one-out $\\tau$")
     ax_t.axhline(best_temperature, color=COLORS["clean"], ls="--", lw=1, label="best $\\tau^*$")
     ax_t.set_xlabel("query position $p_i$")
     ax_t.set_ylabel("temperature")
-    ax_t.set_title("bandwidth read off the learned head", fontsize="small")
+    ax_t.set_title("temperature read off the learned head", fontsize="small")
     ax_t.legend(loc="upper center", fontsize="x-small", ncol=2)
     return fig
 
