@@ -87,9 +87,8 @@ def step_sine(n, sigma, *, jump=1.5, at=0.5, rng=None):
 
     Returns
     -------
-    positions : ndarray, shape (n,)
-    clean : ndarray, shape (n,)
-    noisy : ndarray, shape (n,)
+    positions, clean, noisy : ndarray, shape (n,) each
+        As in :func:`noisy_sine`, with the step added to ``clean`` and ``noisy``.
     """
     jump, at = as_real(jump, "jump"), as_real(at, "at")
     positions, clean, noisy = noisy_sine(n, sigma, rng=rng)
