@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import selfattention as sa
-from selfattention import defaults
+from selfattention import defaults, training
 from selfattention.metrics import mean_attended_distance
 from selfattention.studies import content_attention as ca
 from selfattention.studies import noise2noise as n2n
@@ -170,3 +170,16 @@ def test_the_book_signal_jumps_where_the_text_says(chapter):
     assert ca.near_jump(ns["positions"], [ns["at"]]).sum() > 5, "the region near the jump has tokens"
     step = np.diff(ns["clean"])
     assert np.argmax(step) == np.searchsorted(ns["positions"], ns["at"]) - 1
+
+
+@pytest.mark.parametrize("content", [False, True])
+def test_the_heads_train_with_chapter_8s_adam_settings(chapter, chapter_run, content):
+    """"the optimiser is the same Adam, with the same step size and the same scale of the random start"."""
+    common = chapter_run("learning").namespace["common"]  # chapter 8's training settings
+    train = chapter.namespace["train"]
+    ours = (n2n.train_content_head if content else n2n.train_position_head)(train, steps=3, rng=common["rng"])
+    theirs = training.fit_head(n2n.head_features(train, content=content), train.noisy, targets=train.second, steps=3,
+                               learning_rate=common["learning_rate"], init_scale=common["init_scale"],
+                               rng=common["rng"])
+    np.testing.assert_array_equal(ours.losses, theirs.losses)
+    np.testing.assert_array_equal(ours.W_Q, theirs.W_Q)
