@@ -61,6 +61,13 @@ def as_nonnegative_scalar(x, name: str) -> float:
     return value
 
 
+def as_real(x, name: str) -> float:
+    """Return ``x`` as a float after checking it is a finite real number (of either sign)."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not np.isfinite(x):
+        raise ValueError(f"{name} must be a finite real number, got {x!r}")
+    return float(x)
+
+
 def as_count(x, name: str, *, minimum: int = 1) -> int:
     """Return ``x`` as an int after checking it is an integer >= ``minimum``."""
     if isinstance(x, bool) or not isinstance(x, numbers.Integral):
@@ -98,3 +105,30 @@ def same_length(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> None:
             f"{name_a} and {name_b} must have the same length, "
             f"got {a.shape[0]} and {b.shape[0]}"
         )
+
+
+def as_token_batch(X, y, targets=None):
+    """Tokens, values and targets of one signal or of a batch, checked and batched.
+
+    ``X`` has shape (n, d) or (b, n, d) with ``n >= 2``; ``y`` and ``targets``
+    (``y`` itself when None) have ``X``'s shape without its last axis.
+    Returns arrays of shapes (b, n, d), (b, n), (b, n), with ``b = 1`` for one signal.
+    """
+    X = as_array(X, "X")
+    if X.ndim not in (2, 3) or X.shape[-2] < 2 or X.shape[-1] < 1:
+        raise ValueError(f"X must have shape (n, d) or (b, n, d) with n >= 2, got {X.shape}")
+    v = as_array(y, "y")
+    t = v if targets is None else as_array(targets, "targets")
+    for name, arr in (("y", v), ("targets", t)):
+        if arr.shape != X.shape[:-1]:
+            raise ValueError(f"{name} must have shape {X.shape[:-1]} to match X, got {arr.shape}")
+    return (X, v, t) if X.ndim == 3 else (X[None], v[None], t[None])
+
+
+def as_projections(W_Q, W_K, d: int):
+    """``W_Q`` and ``W_K`` as float arrays, after checking both have shape (d, d_k)."""
+    W_Q = as_array(W_Q, "W_Q", ndim=2)
+    W_K = as_array(W_K, "W_K", ndim=2)
+    if W_Q.shape[0] != d or W_K.shape != W_Q.shape:
+        raise ValueError(f"W_Q and W_K must both have shape ({d}, d_k), got {W_Q.shape} and {W_K.shape}")
+    return W_Q, W_K

@@ -214,3 +214,25 @@ def shrunk_share(output, signal) -> float:
     if s.size == 0:
         raise ValueError("signal must hold at least one value")
     return float(np.mean(np.abs(o) < np.abs(s)))
+
+
+
+def mean_attended_distance(weights, positions) -> float:
+    r"""How far, on average, queries look: :math:`\frac1N \sum_i \sum_j a_{ij} |p_i - p_j|`.
+
+    Parameters
+    ----------
+    weights : array_like, shape (n, n) or (k, n, n)
+        One attention matrix, or one per signal (then averaged over all of them).
+    positions : array_like, shape (n,)
+
+    Returns
+    -------
+    float
+        In position units: 0 for the identity, about 1/3 for uniform weights on [0, 1].
+    """
+    p = as_array(positions, "positions", ndim=1)
+    w = as_array(weights, "weights")
+    if w.ndim not in (2, 3) or w.shape[-2:] != (p.size, p.size):
+        raise ValueError(f"weights must have shape (n, n) or (k, n, n) with n = {p.size}, got {w.shape}")
+    return float(np.mean(np.sum(w * np.abs(p[:, None] - p[None, :]), axis=-1)))

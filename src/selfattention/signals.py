@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_count, as_nonnegative_scalar
+from ._validation import as_count, as_nonnegative_scalar, as_real
 
 
 def unit_noise(n, rng=None) -> np.ndarray:
@@ -64,3 +64,35 @@ def noisy_sine(n, sigma, *, periods=1, rng=None):
     clean = np.sin(2 * np.pi * periods * positions)
     noisy = clean + sigma * unit_noise(n, rng)
     return positions, clean, noisy
+
+
+def step_sine(n, sigma, *, jump=1.5, at=0.5, rng=None):
+    r"""A sine with a jump of height ``jump`` at position ``at``, plus Gaussian noise.
+
+    .. math:: f(p) = \sin(2 \pi p) + J\,[p \ge p_J], \qquad
+        s_i = f(p_i) + \sigma z_i, \quad p_i = \frac{i}{n - 1}
+
+    The noise is that of :func:`noisy_sine` with the same ``rng``.
+
+    Parameters
+    ----------
+    n : int
+        Number of samples, at least 1.
+    sigma : float
+        Noise standard deviation, ``>= 0``.
+    jump : float
+        The height ``J`` of the jump (negative for a drop).
+    at : float
+        Its position ``p_J``: samples at ``p >= at`` are raised by ``jump``.
+    rng : int, numpy.random.Generator or None
+        Seed or generator for the noise.
+
+    Returns
+    -------
+    positions, clean, noisy : ndarray, shape (n,) each
+        As in :func:`noisy_sine`, with the step added to ``clean`` and ``noisy``.
+    """
+    jump, at = as_real(jump, "jump"), as_real(at, "at")
+    positions, clean, noisy = noisy_sine(n, sigma, rng=rng)
+    step = jump * (positions >= at)  # (n,)
+    return positions, clean + step, noisy + step

@@ -94,6 +94,15 @@ def test_local_share_of_uniform_and_identity_weights():
     assert metrics.local_share(uniform, p, 0.1 + 1e-9) == pytest.approx((2 * 2 + 9 * 3) / 121)
 
 
+def test_mean_attended_distance_of_known_matrices():
+    p = np.linspace(0, 1, 5)
+    assert metrics.mean_attended_distance(np.eye(5), p) == 0
+    flipped = np.stack([np.eye(5), np.eye(5)[::-1]])  # a batch: itself, and the mirror token
+    assert metrics.mean_attended_distance(flipped, p) == pytest.approx(np.mean(np.abs(p - p[::-1])) / 2)
+    uniform = np.full((101, 101), 1 / 101)
+    assert metrics.mean_attended_distance(uniform, np.linspace(0, 1, 101)) == pytest.approx(1 / 3, rel=0.02)
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -111,6 +120,8 @@ def test_local_share_of_uniform_and_identity_weights():
         (lambda: metrics.jacobian_norm([0.5, 0.5]), "weights must be 2-dimensional"),
         (lambda: metrics.shrunk_share([1.0], [1.0, 2.0]), "output and signal must have the same length"),
         (lambda: metrics.shrunk_share([], []), "signal must hold at least one value"),
+        (lambda: metrics.mean_attended_distance(np.eye(4), np.ones(5)), "weights must have shape"),
+        (lambda: metrics.mean_attended_distance(np.ones(5), np.ones(5)), "weights must have shape"),
     ],
 )
 def test_bad_input_names_the_argument(call, message):
