@@ -44,8 +44,10 @@ browser: ## Make sure a Chromium is available for the browser tests
 
 # Builds of one commit are byte-identical: _ext/site_build dates the pages ("last updated",
 # copyright year) from the last commit's time (SOURCE_DATE_EPOCH, unless it is set).
-build: $(VENV_STAMP) $(NPM_STAMP) ## Build the site into _build/html (warnings are errors)
-	$(BIN)/jupyter-book build . --builder html --warningiserror --nitpick --keep-going
+# tools/build.py runs Jupyter Book's Sphinx build (warnings are errors, nitpicky, keep going) in
+# _build/staging and publishes it to _build/html only when it succeeds.
+build: $(VENV_STAMP) $(NPM_STAMP) ## Build the site into _build/html (warnings are errors; a failed build publishes nothing)
+	$(BIN)/python -m tools.build
 
 lint: $(VENV_STAMP) ## Check the code with ruff (configured in pyproject.toml)
 	$(BIN)/ruff check

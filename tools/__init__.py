@@ -2,14 +2,16 @@
 
 Not part of the ``selfattention`` distribution: ``tools`` is importable from
 the repository root only, which is where everything that uses it runs.
-``make live`` and ``make bench`` run ``python -m tools.live`` and
-``python -m benchmarks`` from the root (``python -m`` puts the current
+``make build``, ``make live`` and ``make bench`` run ``python -m tools.build``,
+``python -m tools.live`` and ``python -m benchmarks`` from the root (``python -m`` puts the current
 directory on ``sys.path``), and pytest adds the root through ``pythonpath``
 in ``pyproject.toml``. Nothing adds it by hand.
 
+* :mod:`tools.build`: ``make build``, built in ``_build/staging`` and published only when it succeeds;
 * :mod:`tools.live`: ``make live``, the book with live code on a local Jupyter server;
 * :mod:`tools.servers`: :class:`~tools.servers.StaticServer` (the built site) and
   :class:`~tools.servers.JupyterServer` (live kernels), started as ``make live`` starts them;
+* :mod:`tools.lifetime`: a child process that ends when its parent does, however it ends;
 * :mod:`tools.chromium`: headless Chromium, launched one way for tests and benchmarks;
 * :mod:`tools.workcopy`: ``make build`` in a copy of the working tree, or in a tiny book;
 * :mod:`tools.toc`: the documents ``_toc.yml`` lists.

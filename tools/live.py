@@ -1,11 +1,25 @@
 """`make live`: the built book plus a local Jupyter server, for live code cells.
 
 Builds the book if it is missing or older than its sources, serves it on
-127.0.0.1, starts ``jupyter server`` on 127.0.0.1 with a fresh random token
-and CORS limited to the book's origin, and prints one URL to open. The token
-travels in the URL *fragment* (``#jupyter=<server>&token=<token>``), which
-the browser never sends to a server; the page's ``live-code.js`` reads it
-(see ``_ext/live_code``). Ctrl-C stops both servers.
+127.0.0.1 only (no directory listings), starts ``jupyter server`` on
+127.0.0.1, and prints one URL to open. What the Jupyter server enforces:
+
+* every request needs its token: 192 random bits, fresh for each run, passed
+  to the server in its environment (never on a command line), logged by
+  Jupyter as "...", printed only in the one URL below;
+* a request from a browser page of another origin than the book's is refused
+  (HTTP 404, WebSocket 403), token or not, ``Origin: null`` included; a
+  request with no ``Origin`` header (a script on this machine) is accepted
+  with the token.
+
+The token travels in the URL *fragment* (``#jupyter=<server>&token=<token>``),
+which the browser never sends to a server; the page's ``live-code.js`` reads
+it (see ``_ext/live_code``).
+
+Ctrl-C, closing the terminal (SIGHUP) and SIGTERM stop both servers: the
+Jupyter server shuts its kernels down and its runtime folder is removed. If
+this process dies without cleaning up (SIGKILL, a crash), the Jupyter server
+notices and does the same itself (:func:`tools.servers.serve_jupyter`).
 
 The two servers are :mod:`tools.servers`, which the browser tests and the
 benchmarks start the same way.
@@ -65,9 +79,11 @@ def main(argv=None) -> int:
     if not (args.site / "index.html").exists():
         print(f"no built site in {args.site}", file=sys.stderr)
         return 1
-    # Ctrl-C raises KeyboardInterrupt even if a parent shell ignored SIGINT; SIGTERM exits cleanly.
+    # Ctrl-C raises KeyboardInterrupt even if a parent shell ignored SIGINT; SIGTERM and a closed
+    # terminal (SIGHUP) exit cleanly, through the `finally` below.
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, lambda *_: sys.exit(0))
     site = StaticServer(args.site, args.port)
     jupyter = None
     try:
@@ -75,7 +91,7 @@ def main(argv=None) -> int:
         print("\nThe book, with live code cells on a Jupyter server on this machine. Open:\n")
         print(f"    {live_url(site.url, args.page, jupyter.url, jupyter.token)}\n")
         print('Then press the rocket button, "Live Code". The URL holds a fresh token: keep it private.')
-        print("Ctrl-C stops both servers.", flush=True)
+        print("Ctrl-C (or closing this terminal) stops both servers.", flush=True)
         while jupyter.process.poll() is None:
             time.sleep(0.5)
         print("the Jupyter server stopped", file=sys.stderr)

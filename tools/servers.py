@@ -2,6 +2,11 @@
 
 The browser tests and the benchmarks start them from here, exactly as
 ``make live`` (:mod:`tools.live`) does.
+
+The Jupyter server runs in its own process, started as ``python -m
+tools.servers <jupyter server options>`` (:func:`serve_jupyter`): it stops
+when the process that started it ends, however that ends (:mod:`tools.lifetime`),
+and then removes its runtime folder itself.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -20,16 +26,22 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tools import ROOT
+from jupyter_server.auth.identity import IdentityProvider
+
+from tools import ROOT, lifetime
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         """Log nothing: ``make live`` keeps the terminal to the one URL it prints."""
 
+    def list_directory(self, path):
+        """No directory listings: a folder without ``index.html`` is not found."""
+        self.send_error(404)
+
 
 class StaticServer:
-    """The built site on ``http://127.0.0.1:<port>``, served from a thread."""
+    """The built site on ``http://127.0.0.1:<port>`` (loopback only, no directory listings), from a thread."""
 
     def __init__(self, site: Path, port: int = 0):
         handler = functools.partial(_QuietHandler, directory=str(site))
@@ -44,31 +56,48 @@ class StaticServer:
         self.thread.join()
 
 
-class JupyterServer:
-    """``jupyter server`` on 127.0.0.1 that only the page at ``origin`` may call.
+class OriginCheckingIdentityProvider(IdentityProvider):
+    """Jupyter's token login, but a request with the token is still refused from another origin.
 
-    A fresh random token (passed in the environment, never on the command
-    line); CORS limited to ``origin``; a free port chosen by the OS and read
-    back from the server's info file in a private runtime directory.
-    Requests carrying the token skip Jupyter's XSRF check, so the book's
-    origin needs no further exemption.
+    Jupyter skips its origin check for a request that carries the token;
+    this provider never skips it, so a request (HTTP or WebSocket) whose
+    ``Origin`` header is neither the server's own nor ``allow_origin``
+    (``Origin: null`` included) gets 404 or 403, token or not. A request
+    with no ``Origin`` header (a script, not a browser page) needs the token.
+    """
+
+    def should_check_origin(self, handler) -> bool:
+        return True
+
+
+class JupyterServer:
+    """``jupyter server`` on 127.0.0.1 that answers only requests with its token from ``origin``.
+
+    A fresh random token of 192 bits (passed in the environment, never on the
+    command line; Jupyter logs it as "..."); requests from any origin but
+    ``origin`` refused even with the token (:class:`OriginCheckingIdentityProvider`);
+    a free port chosen by the OS and read back from the server's info file in
+    a private runtime directory. Requests carrying the token skip Jupyter's
+    XSRF check, so the book's origin needs no further exemption.
     """
 
     def __init__(self, origin: str, root_dir: Path = ROOT, *, timeout: float = 60.0):
         self.token = secrets.token_hex(24)
         self.runtime = Path(tempfile.mkdtemp(prefix="live-jupyter-"))
         self.log = self.runtime / "server.log"
-        cmd = [sys.executable, "-m", "jupyter_server", "--no-browser",
+        cmd = [sys.executable, "-m", "tools.servers", "--no-browser",
                "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0", "--ServerApp.port_retries=0",
                "--ServerApp.terminals_enabled=False",
+               f"--ServerApp.identity_provider_class={__name__}.OriginCheckingIdentityProvider",
                f"--ServerApp.root_dir={root_dir}", f"--ServerApp.allow_origin={origin}"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")  # containers and CI run as root
         env = {**os.environ, "JUPYTER_TOKEN": self.token, "JUPYTER_RUNTIME_DIR": str(self.runtime)}
         with open(self.log, "wb") as log:
-            # Its own session: Ctrl-C reaches only this script, which stops it cleanly.
-            self.process = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL, start_new_session=True)
+            # Its own session: Ctrl-C reaches only this script, which stops it cleanly. Its standard
+            # input is a pipe this process holds: it closes when this process ends (tools.lifetime).
+            self.process = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.PIPE, start_new_session=True)
         try:
             self.url = self._wait_until_ready(timeout)
         except BaseException:
@@ -100,4 +129,22 @@ class JupyterServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        self.process.stdin.close()
         shutil.rmtree(self.runtime, ignore_errors=True)
+
+
+def serve_jupyter(argv: list[str]) -> None:
+    """Run Jupyter's server with ``argv``; stop it when the parent ends, and then remove its runtime folder."""
+    parent = os.getppid()
+    lifetime.exit_with_parent(signal.SIGTERM)  # Jupyter stops its kernels on SIGTERM
+    from jupyter_server.serverapp import ServerApp
+
+    try:
+        ServerApp.launch_instance(argv)
+    finally:
+        if os.getppid() != parent:  # the parent is gone, and with it whoever would remove the folder
+            shutil.rmtree(os.environ["JUPYTER_RUNTIME_DIR"], ignore_errors=True)
+
+
+if __name__ == "__main__":
+    serve_jupyter(sys.argv[1:])

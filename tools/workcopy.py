@@ -149,6 +149,7 @@ def first_difference(bytes_a: bytes, bytes_b: bytes) -> str:
 
 
 TINY_BOOK_FILES = ("_config.yml", "Makefile", "pyproject.toml", "requirements.txt", "package.json", "references.bib")
+TINY_BOOK_FOLDERS = ("_ext", "tools")  # the extensions, and `make build`'s own tool
 NOTEBOOK_HEADER = """---
 jupytext:
   text_representation:
@@ -164,7 +165,7 @@ kernelspec:
 
 
 def tiny_book(root: Path, target: Path, chapters: dict[str, str]) -> Path:
-    """A book with the project's configuration, extensions and Makefile, but only ``chapters``.
+    """A book with the project's configuration, extensions, Makefile and tools, but only ``chapters``.
 
     ``chapters`` maps a name to the MyST notebook body (the jupytext header is
     added); they are listed in order after a one-line landing page.
@@ -172,7 +173,8 @@ def tiny_book(root: Path, target: Path, chapters: dict[str, str]) -> Path:
     target.mkdir(parents=True)
     for name in TINY_BOOK_FILES:
         shutil.copy2(root / name, target / name)
-    shutil.copytree(root / "_ext", target / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in TINY_BOOK_FOLDERS:
+        shutil.copytree(root / folder, target / folder, ignore=shutil.ignore_patterns("__pycache__"))
     for name in LINKED:
         (target / name).symlink_to((root / name).resolve(), target_is_directory=True)
     (target / "book").mkdir()

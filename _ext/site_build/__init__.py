@@ -10,6 +10,12 @@ A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
   (``src/``, ``requirements.txt``, ``pyproject.toml``): every page depends
   on those files, and the jupyter-cache, which keys on cell source only, is
   emptied when their bytes change (:mod:`.freshness`);
+* drops a damaged execution-cache record (its chapter is executed again)
+  instead of failing every later build (:mod:`.healing`);
+* makes an incremental build write exactly what a clean build writes
+  (:mod:`.incremental`);
+* stops the build at a failing cell with one line: the chapter, the line in
+  its ``.md`` file and the error (:mod:`.failures`);
 * makes the output depend on the sources only: the last commit's time for
   ``SOURCE_DATE_EPOCH`` when it is not set, stable cell ids in the
   downloadable notebooks, a ``.buildinfo`` hash free of the build's
@@ -26,7 +32,7 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from . import checks, freshness, mathjax, reproducible
+from . import checks, failures, freshness, healing, incremental, mathjax, reproducible
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -34,9 +40,12 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # After the themes (priority 500) have added their absolute templates paths.
     app.connect("config-inited", reproducible.relative_template_paths, priority=900)
     # After myst-nb (priority 500) has resolved the jupyter-cache path.
+    app.connect("builder-inited", healing.heal_execution_cache, priority=850)
     app.connect("builder-inited", freshness.invalidate_stale_cache, priority=900)
     app.connect("builder-inited", mathjax.copy_mathjax, priority=900)
     app.connect("source-read", freshness.note_dependencies)
+    app.connect("doctree-read", failures.stop_at_failed_cell)
+    incremental.setup(app)
     # Last, so that every other extension has added its scripts.
     app.connect("html-page-context", checks.no_external_assets, priority=999)
     app.connect("html-page-context", checks.no_widget_state, priority=999)

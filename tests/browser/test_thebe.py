@@ -187,3 +187,56 @@ def test_sphinx_thebe_loader_is_replaced(site_dir):
     assert 'id="live-code-config"' in html and "_static/live-code.js" in html
     for asset in ("thebe/index.js", "thebe/thebe.css", "require.js"):
         assert (site_dir / "_static" / "live-code" / asset).is_file()
+
+
+def launch_answering_dialogs(browser, site_url, server, accept: bool):
+    """Launch on ``server`` (from the fragment); record each dialog's text in ``page.dialogs`` and answer it."""
+    page = open_page(browser, {site_url})
+    page.dialogs = []
+
+    def answer(dialog):
+        page.dialogs.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.on("dialog", answer)
+    page.goto(f"{site_url}/{PAGE}#jupyter={server}&token=abc")
+    press_launch(page)
+    page.locator(".live-code-status[data-state=error]").wait_for(timeout=RUN_TIMEOUT)
+    return page
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "[::1]"])
+def test_a_server_on_this_computer_is_used_without_asking(browser, site_url, host):
+    """No server listens (and page.route stops the request): the page tried it at once, without a dialog."""
+    server = f"http://{host}:{free_port()}/"
+    page = launch_answering_dialogs(browser, site_url, server, accept=False)
+    try:
+        assert page.dialogs == []
+        assert any(url.startswith(server) for url in page.external_requests)
+        assert f"Could not connect to your Jupyter server at {server}" in status(page).inner_text()
+    finally:
+        page.context.close()
+
+
+FOREIGN = "http://attacker.example/"  # reserved: resolves nowhere, and page.route stops it first
+
+
+def test_a_foreign_server_declined_gets_no_request(browser, site_url):
+    page = launch_answering_dialogs(browser, site_url, FOREIGN, accept=False)
+    try:
+        assert len(page.dialogs) == 1 and "attacker.example" in page.dialogs[0]
+        assert "declined the Jupyter server at attacker.example" in status(page).inner_text()
+        assert page.external_requests == []
+    finally:
+        page.context.close()
+
+
+def test_a_foreign_server_is_contacted_only_once_confirmed(browser, site_url):
+    page = launch_answering_dialogs(browser, site_url, FOREIGN, accept=True)
+    try:
+        assert len(page.dialogs) == 1 and "attacker.example" in page.dialogs[0]
+        assert page.external_requests and all(url.startswith(FOREIGN) for url in page.external_requests)
+        text = status(page).inner_text()
+        assert f"Could not connect to the Jupyter server at {FOREIGN}" in text and "your" not in text
+    finally:
+        page.context.close()

@@ -1,8 +1,9 @@
 """`make build` is strict: every problem below fails it, and a clean book passes.
 
 Each case builds a tiny book that has the project's own ``_config.yml``,
-extensions and ``Makefile`` (so the real flags ``--warningiserror --nitpick
---keep-going`` and the real settings are what is tested), with one defect.
+extensions, ``Makefile`` and ``tools/build.py`` (so the real flags (warnings
+are errors, nitpicky, keep going) and the real settings are what is tested),
+with one defect; the failed build must leave no ``_build/html``.
 """
 
 from __future__ import annotations
@@ -59,3 +60,6 @@ def test_a_defect_fails_the_build(tmp_path, defect):
     result = build_tiny(tmp_path, GOOD + "\n" + text)
     assert not result.ok, f"the build passed despite a {defect}"
     assert mentioned in result.log, result.log[-3000:]
+    # A failed clean build publishes nothing, and says so last (before make's own line).
+    assert not (tmp_path / "book" / SITE).exists()
+    assert "No site was published" in "\n".join(result.log.strip().splitlines()[-3:]), result.log[-3000:]

@@ -7,12 +7,18 @@
  * server; this script moves it into sessionStorage (this tab only) and removes
  * it from the address bar. `#binder` goes back to Binder.
  *
+ * A link can name any server, and whoever runs it could show anything in this
+ * page: a server on this computer (127.0.0.1, localhost, [::1]) is used at
+ * once; for any other host the page names it and asks the reader to confirm
+ * before it sends a single request there.
+ *
  * sphinx-book-theme's "Live Code" launch button calls window.initThebe().
  */
 (function () {
   "use strict";
 
   const STORE = "live-code-server";
+  const LOOPBACK = ["127.0.0.1", "localhost", "[::1]"]; // URL.hostname keeps IPv6 brackets
   // thebe 0.9.3 fetches require.js from this fixed CDN address before it
   // renders any widget (there is no option for it): serve our copy instead.
   const REQUIREJS_CDN = "https://cdnjs.cloudflare.com/ajax/libs/require.js/";
@@ -56,7 +62,8 @@
     }
     url.hash = "";
     const baseUrl = url.href.endsWith("/") ? url.href : url.href + "/";
-    return { mode: "local", baseUrl: baseUrl, token: String(server.token || "") };
+    return { mode: "local", baseUrl: baseUrl, token: String(server.token || ""), host: url.host,
+      loopback: LOOPBACK.includes(url.hostname) };
   }
 
   function pageConfig() {
@@ -108,7 +115,9 @@
   }
 
   function where(source, config) {
-    if (source.mode === "local") return `your Jupyter server at ${source.baseUrl}`;
+    if (source.mode === "local") {
+      return `${source.loopback ? "your" : "the"} Jupyter server at ${source.baseUrl}`;
+    }
     const host = new URL(config.binderUrl).host;
     return `Binder (${host}, repository ${config.repo}@${config.ref})`;
   }
@@ -185,11 +194,22 @@
     });
   }
 
+  /** A server not on this computer is used only if the reader, told its host, agrees. */
+  function confirmedByReader(source) {
+    return window.confirm(`This link asks the page to run its code on the Jupyter server at ${source.host}, ` +
+      "which is not on this computer. Whoever runs that server decides what appears in this page. " +
+      `Connect to ${source.host} only if you started that server yourself.`);
+  }
+
   async function launch() {
     const config = pageConfig();
     if (!config) return;
     const source = kernelSource();
     if (source.mode === "error") return setStatus("error", source.message);
+    if (source.mode === "local" && !source.loopback && !confirmedByReader(source)) {
+      return setStatus("error", `Not connected: you declined the Jupyter server at ${source.host}, ` +
+        "which is not on this computer. make live prints a link to a server on this computer.");
+    }
     const verb = source.mode === "binder" ? "Launching on" : "Connecting to";
     setStatus("connecting", `${verb} ${where(source, config)}…`);
     try {

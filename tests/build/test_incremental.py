@@ -1,0 +1,140 @@
+"""An incremental ``make build`` writes exactly the clean build's site, heals its cache, and fails cleanly.
+
+Two tiny books (:func:`tools.workcopy.tiny_book`: the project's
+configuration, extensions, ``Makefile`` and ``tools``, two small chapters):
+``reference`` is built once, clean, from the final sources; ``work`` starts
+from other sources and is brought to the same ones through failed,
+interrupted, damaged and partial builds. After each, ``work``'s site must be
+byte-identical to ``reference``'s (:func:`tools.workcopy.differences`).
+The tests share ``work`` and leave it as the reference (its sources, a good
+build), in the order they are written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tools import ROOT, SITE, workcopy
+
+pytestmark = pytest.mark.slow
+
+CELL_A = "```{code-cell} ipython3\nx = 6 * 7\nprint(x)\n```\n"
+PROSE_A = "# Chapter A\n\nOld prose.\n\n"
+CHAPTER_A = "# Chapter A\n\nNew prose, edited only.\n\n" + CELL_A
+#: Line 5 of b.md (after the 9-line jupytext header): the line that raises in FAILING_B.
+CHAPTER_B = "# Chapter B\n\n```{code-cell} ipython3\ny = 1\nprint(y / 2)\n```\n"
+FAILING_B = "# Chapter B\n\n```{code-cell} ipython3\ny = 0\nprint(1 / y)\n```\n"
+SLOW_B = "# Chapter B\n\n```{code-cell} ipython3\nimport time\ntime.sleep(600)\n```\n"
+HEADER_LINES = workcopy.NOTEBOOK_HEADER.count("\n")
+
+
+def write_chapter(book: Path, name: str, body: str) -> None:
+    (book / "book" / f"{name}.md").write_text(workcopy.NOTEBOOK_HEADER + body)
+
+
+def build(book: Path, ok: bool = True) -> workcopy.BuildResult:
+    result = workcopy.build(book, timeout=600)
+    assert result.ok == ok, result.log[-3000:]
+    return result
+
+
+def last_lines(result: workcopy.BuildResult, count: int = 6) -> str:
+    return "\n".join(result.log.strip().splitlines()[-count:])
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory):
+    root = tmp_path_factory.mktemp("incremental")
+    reference = workcopy.tiny_book(ROOT, root / "reference", {"a": CHAPTER_A, "b": CHAPTER_B})
+    build(reference)
+    work = workcopy.tiny_book(ROOT, root / "work", {"a": PROSE_A + CELL_A, "b": FAILING_B})
+    return reference, work
+
+
+def same_site(reference: Path, work: Path) -> list[str]:
+    return workcopy.differences(reference / SITE, work / SITE)
+
+
+def test_a_failed_clean_build_says_where_and_publishes_nothing(books):
+    _, work = books
+    result = build(work, ok=False)
+    end = last_lines(result)
+    assert f"book/b.md:{HEADER_LINES + 5}: ZeroDivisionError: division by zero" in end, end
+    assert "No site was published" in end
+    # Sphinx's traceback and "report a bug" notice are gone (a kernel may still log its own at shutdown).
+    assert "Traceback" not in end and "bug report" not in result.log.lower(), result.log[-3000:]
+    assert not (work / SITE).exists()
+
+
+def test_fixed_cell_and_prose_only_edit_give_the_clean_site(books):
+    reference, work = books
+    write_chapter(work, "b", CHAPTER_B)  # fixed: executed again
+    write_chapter(work, "a", CHAPTER_A)  # prose only: its outputs come from the cache
+    result = build(work)
+    assert result.executed == {"book/b.md"}
+    assert same_site(reference, work) == []
+
+
+def test_deleted_site_and_executed_notebooks_give_the_clean_site(books):
+    reference, work = books
+    for name in ("html", "jupyter_execute"):
+        shutil.rmtree(work / "_build" / name)
+    result = build(work)
+    assert result.executed == set()
+    assert same_site(reference, work) == []
+
+
+def test_a_failed_incremental_build_keeps_the_last_good_site(books):
+    reference, work = books
+    write_chapter(work, "b", FAILING_B)
+    end = last_lines(build(work, ok=False))
+    assert f"book/b.md:{HEADER_LINES + 5}: ZeroDivisionError" in end and "last good build" in end, end
+    assert same_site(reference, work) == []
+    write_chapter(work, "b", CHAPTER_B)
+
+
+def test_an_interrupted_build_keeps_the_last_good_site(books):
+    reference, work = books
+    write_chapter(work, "b", SLOW_B)
+    env = {**os.environ, "SOURCE_DATE_EPOCH": workcopy.EPOCH, "PYTHONPATH": str(work / "src"), "PYTHONUNBUFFERED": "1"}
+    command = ["make", "--no-print-directory", *(f"--old-file={s}" for s in workcopy.STAMPS), "build"]
+    make = subprocess.Popen(command, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    try:
+        for line in make.stdout:
+            if "Executing notebook" in line:
+                time.sleep(3)  # into the cell
+                os.killpg(make.pid, signal.SIGINT)  # Ctrl-C
+                break
+        rest = make.stdout.read()
+        assert make.wait(timeout=300) != 0
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(make.pid, signal.SIGKILL)
+        make.stdout.close()
+    assert "The build was interrupted (SIGINT)" in rest and "last good build" in rest, rest[-3000:]
+    assert same_site(reference, work) == []
+    write_chapter(work, "b", CHAPTER_B)  # the next test's build starts from here
+
+
+def test_after_that_a_damaged_cache_and_lost_doctrees_heal_into_the_clean_site(books):
+    """The build after the interrupted one, with two cache records damaged and ``.doctrees`` deleted."""
+    reference, work = books
+    executed = sorted((work / "_build" / ".jupyter_cache" / "executed").glob("*/base.ipynb"))
+    assert len(executed) >= 2
+    truncated, deleted = executed[:2]
+    truncated.write_text(truncated.read_text()[:100])  # NotJSONError
+    deleted.unlink()  # "Notebook file does not exist for cache record"
+    shutil.rmtree(work / "_build" / ".doctrees")  # every chapter is read again, so from the cache
+    result = build(work)
+    assert result.log.count("dropped a damaged execution cache record") == 2, result.log[-3000:]
+    assert result.executed == {"book/a.md", "book/b.md"}
+    assert same_site(reference, work) == []

@@ -1,0 +1,196 @@
+"""``make live``'s servers: what they answer, to whom, and that they stop with ``make live``.
+
+The static server answers on loopback only and lists no folder. The Jupyter
+server refuses a request from another origin than the book's even when it
+carries the token (HTTP and WebSocket); the token never appears on a command
+line or in the server's log. Whether ``make live`` ends by SIGHUP (its
+terminal closed), SIGTERM or SIGKILL (a crash: no handler runs), its Jupyter
+server, the kernels it started and its runtime folder are gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import unquote
+
+import psutil
+import pytest
+from tornado.httpclient import HTTPClientError, HTTPRequest
+from tornado.ioloop import IOLoop
+from tornado.websocket import websocket_connect
+
+from tools import ROOT
+from tools.servers import JupyterServer, StaticServer
+
+BOOK = "http://127.0.0.1:9"  # the origin the Jupyter server is told the book has
+STOP_TIMEOUT = 60  # s: a loaded 2-core machine
+
+
+def request(url: str, method: str = "GET", origin: str | None = None, token: str | None = None) -> int:
+    """The HTTP status of ``method url`` with this ``Origin`` header and token."""
+    headers = {"Origin": origin} if origin else {}
+    if token:
+        headers["Authorization"] = f"token {token}"
+    req = urllib.request.Request(url, method=method, headers=headers, data=b"{}" if method == "POST" else None)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        error.close()
+        return error.code
+
+
+# ---- the static server ----
+
+def other_addresses() -> list[str]:
+    """This machine's IPv4 addresses that are not loopback."""
+    return [a.address for addrs in psutil.net_if_addrs().values() for a in addrs
+            if a.family == socket.AF_INET and not a.address.startswith("127.")]
+
+
+def test_static_server_answers_on_loopback_only(tmp_path):
+    (tmp_path / "index.html").write_text("<p>book</p>")
+    server = StaticServer(tmp_path)
+    try:
+        assert server.httpd.server_address[0] == "127.0.0.1"
+        assert request(f"{server.url}/") == 200
+        port = server.httpd.server_address[1]
+        for address in other_addresses():
+            with socket.socket() as sock, pytest.raises(OSError):
+                sock.settimeout(5)
+                sock.connect((address, port))
+    finally:
+        server.stop()
+
+
+def test_static_server_lists_no_folder(tmp_path):
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "secret-name.txt").write_text("x")
+    (tmp_path / "page").mkdir()
+    (tmp_path / "page" / "index.html").write_text("<p>page</p>")
+    server = StaticServer(tmp_path)
+    try:
+        assert request(f"{server.url}/folder/") == 404
+        assert request(f"{server.url}/") == 404
+        assert request(f"{server.url}/page/") == 200
+        assert request(f"{server.url}/folder/secret-name.txt") == 200
+    finally:
+        server.stop()
+
+
+# ---- the Jupyter server ----
+
+@pytest.fixture(scope="module")
+def jupyter():
+    server = JupyterServer(origin=BOOK)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def kernel(jupyter):
+    """A kernel started from the book's origin; its id."""
+    req = urllib.request.Request(f"{jupyter.url}api/kernels", method="POST", data=b"{}",
+                                 headers={"Origin": BOOK, "Authorization": f"token {jupyter.token}"})
+    with urllib.request.urlopen(req, timeout=60) as response:
+        assert response.status == 201
+        kernel_id = json.load(response)["id"]
+    yield kernel_id
+    assert request(f"{jupyter.url}api/kernels/{kernel_id}", "DELETE", BOOK, jupyter.token) == 204
+
+
+@pytest.mark.parametrize("origin", ["http://attacker.example", "null", "http://127.0.0.1:1"])
+def test_jupyter_refuses_other_origins_even_with_the_token(jupyter, origin):
+    assert request(f"{jupyter.url}api/kernels", "POST", origin, jupyter.token) == 404
+    assert request(f"{jupyter.url}api/kernels", "GET", origin, jupyter.token) == 404
+
+
+def test_jupyter_answers_the_book_and_scripts_with_the_token_only(jupyter):
+    assert request(f"{jupyter.url}api/kernels", "GET", BOOK, jupyter.token) == 200
+    assert request(f"{jupyter.url}api/kernels", "GET", None, jupyter.token) == 200
+    assert request(f"{jupyter.url}api/kernels", "GET", BOOK, "0" * 48) == 403
+    assert request(f"{jupyter.url}api/kernels", "GET", BOOK) == 403
+
+
+def websocket_status(jupyter, kernel_id: str, origin: str) -> int:
+    """101 if a kernel's WebSocket opens from ``origin`` with the token, else the HTTP error."""
+    url = f"{jupyter.url.replace('http', 'ws', 1)}api/kernels/{kernel_id}/channels"
+    req = HTTPRequest(url, headers={"Origin": origin, "Authorization": f"token {jupyter.token}"})
+
+    async def connect() -> int:
+        try:
+            connection = await websocket_connect(req)
+        except HTTPClientError as error:
+            return error.code
+        connection.close()
+        return 101
+
+    return IOLoop.current().run_sync(connect, timeout=60)
+
+
+def test_jupyter_websocket_only_from_the_book(jupyter, kernel):
+    assert websocket_status(jupyter, kernel, BOOK) == 101
+    assert websocket_status(jupyter, kernel, "http://attacker.example") == 403
+    assert websocket_status(jupyter, kernel, "null") == 403
+
+
+def test_token_is_in_no_command_line_and_no_log(jupyter, kernel):
+    request(f"{jupyter.url}api/kernels?token={jupyter.token}", "GET", "http://attacker.example")
+    processes = [psutil.Process(jupyter.process.pid), *psutil.Process(jupyter.process.pid).children(True)]
+    assert len(processes) >= 2  # the server and the kernel
+    for process in processes:
+        assert jupyter.token not in " ".join(process.cmdline())
+    log = jupyter.log.read_text()
+    assert "Blocking" in log  # the refused request was logged, its URL without the token
+    assert jupyter.token not in log
+
+
+# ---- make live ends, and so does everything it started ----
+
+def start_live(site: Path) -> tuple[subprocess.Popen, str, str, str]:
+    """``python -m tools.live`` serving ``site``, in its own session; it, its site, server and token."""
+    live = subprocess.Popen([sys.executable, "-m", "tools.live", "--no-build", "--site", str(site)], cwd=ROOT,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    for line in live.stdout:
+        found = re.search(r"(http://127\.0\.0\.1:\d+)/\S*#jupyter=([^&\s]+)&token=(\S+)", line)
+        if found:
+            return live, found.group(1), unquote(found.group(2)), unquote(found.group(3))
+    raise AssertionError(f"make live printed no URL and exited with {live.wait()}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM, signal.SIGKILL])
+def test_live_stops_its_server_kernels_and_runtime_folder(tmp_path, signum):
+    (tmp_path / "index.html").write_text("<p>book</p>")
+    live, site, server, token = start_live(tmp_path)
+    started = []
+    try:
+        assert request(f"{server}api/kernels", "POST", site, token) == 201
+        started = live_children = psutil.Process(live.pid).children(recursive=True)
+        jupyter = next(p for p in live_children if "tools.servers" in p.cmdline())
+        runtime = Path(jupyter.environ()["JUPYTER_RUNTIME_DIR"])
+        assert runtime.is_dir() and len(live_children) >= 2  # the server and the kernel
+        os.killpg(live.pid, signum)  # as a terminal signals its foreground process group
+        live.wait(timeout=STOP_TIMEOUT)
+        _, alive = psutil.wait_procs(live_children, timeout=STOP_TIMEOUT)
+        assert alive == []
+        assert not runtime.exists()
+    finally:
+        for process in started:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.kill()
+        if live.poll() is None:
+            live.kill()
+        live.wait()
+        live.stdout.close()

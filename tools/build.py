@@ -1,0 +1,221 @@
+"""`make build`: build the book in a staging directory; publish it to ``_build/html`` only when it succeeds.
+
+Under the book's ``_build/``:
+
+* ``html/``: the published site; with ``.doctrees/`` and ``jupyter_execute/``
+  (Sphinx's environment and myst-nb's executed notebooks) it is the last good
+  build, which the next build starts from; ``.last-good`` marks the three as
+  one build;
+* ``.jupyter_cache/``: the executed notebooks, kept across builds (their
+  freshness and repair are ``_ext/site_build``'s);
+* ``staging/``: the build in progress. It starts as a copy of the last good
+  build (or empty), Sphinx updates it (warnings are errors, nitpicky, keep
+  going: what ``jupyter-book build`` gets from ``-W -n --keep-going``), and
+  only when Sphinx succeeds do its three directories replace those of
+  ``_build/``, with signals held off and ``.last-good`` removed meanwhile (a
+  crash in between makes the next build start from nothing, not from a mix).
+
+A failed or interrupted build leaves ``_build/html`` as it was (the last good
+site, or nothing) and says so in its last lines; the failed build stays in
+``staging/`` until the next build.
+
+Sphinx runs in a child process (this module with ``--sphinx``) in its own
+session, because while a notebook executes nbclient takes SIGINT and SIGTERM
+over (it shuts the kernel down, and the build then ends with some other
+error): only a parent can tell an interrupted build from a failed one. A
+terminal's Ctrl-C or hang-up, or SIGTERM, reaches only the parent, which
+mutes the child's output (the terminal may be gone), passes SIGINT on (harder
+at each further signal) and reports the build as interrupted; the child also
+ends when the parent ends however it ends (:mod:`tools.lifetime`).
+
+Usage, from the book's root (``make build`` runs it)::
+
+    python -m tools.build
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from tools import ROOT, lifetime
+
+BUILD = Path("_build")
+STATE = ("html", ".doctrees", "jupyter_execute")  # what one Sphinx build leaves, besides the cache
+CACHE = ".jupyter_cache"
+STAGING = "staging"
+MARK = ".last-good"
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+ESCALATION = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)  # to the child, at each signal received
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def prepare_staging(build: Path) -> Path:
+    """A fresh ``staging/``: a copy of the last good build if ``_build/`` holds one, else empty."""
+    staging = build / STAGING
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    if (build / MARK).is_file():
+        for name in STATE:
+            if (build / name).is_dir():
+                shutil.copytree(build / name, staging / name, symlinks=True)
+    return staging
+
+
+@contextlib.contextmanager
+def signals_held():
+    """Hold Ctrl-C, SIGTERM and SIGHUP off until the block is done (they are delivered after it)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def publish(build: Path) -> None:
+    """Replace ``_build/``'s last good build with ``staging/``'s, as one step for signals."""
+    staging = build / STAGING
+    with signals_held():
+        (build / MARK).unlink(missing_ok=True)
+        for name in STATE:
+            if (build / name).exists():
+                (build / name).rename(staging / f"old{name}")
+            if (staging / name).exists():
+                (staging / name).rename(build / name)
+        (build / MARK).write_text("html, .doctrees and jupyter_execute are one successful build\n")
+    shutil.rmtree(staging)
+
+
+# ---- the child: Sphinx ----
+
+class WarningLines:
+    """A stream that passes everything on to ``stream`` and keeps the lines that are Sphinx warnings."""
+
+    def __init__(self, stream):
+        self.stream, self.lines, self._partial = stream, [], ""
+
+    def write(self, text: str) -> int:
+        self._partial += text
+        *complete, self._partial = self._partial.split("\n")
+        self.lines += [ANSI.sub("", line) for line in complete if "WARNING:" in line or "ERROR:" in line]
+        return self.stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+def run_sphinx(root: Path, staging: Path):
+    """Sphinx's HTML build of the book into ``staging``: 0, a non-zero status, or the exception."""
+    from jupyter_book.sphinx import build_sphinx
+
+    overrides = {
+        "external_toc_path": (root / "_toc.yml").as_posix(),
+        "nitpicky": True,
+        "latex_individualpages": False,
+        # The cache outlives the staging directory (myst-nb's default is beside the output).
+        "nb_execution_cache_path": str(root / BUILD / CACHE),
+    }
+    return build_sphinx(root, staging / "html", doctreedir=staging / ".doctrees", noconfig=True,
+                        path_config=str(root / "_config.yml"), confoverrides=overrides, builder="html",
+                        warningiserror=True, keep_going=True)
+
+
+def failure(result, warnings: list[str]) -> list[str]:
+    """What a failed Sphinx build prints last: the error, or every warning."""
+    from sphinx.errors import SphinxError
+
+    if isinstance(result, BaseException):
+        what = str(result) if isinstance(result, SphinxError) else f"{type(result).__name__}: {result}"
+        return ["", f"The build failed: {what}"]
+    listed = [f"  {line}" for line in dict.fromkeys(warnings)]
+    return ["", f"The build failed with {len(listed)} warning(s) (warnings are errors):", *listed]
+
+
+def sphinx_child(root: Path) -> int:
+    """Build into ``_build/staging`` (prepared by the parent); 0 on success."""
+    lifetime.exit_with_parent(signal.SIGINT)
+    sys.stderr = warnings = WarningLines(sys.stderr)
+    result = run_sphinx(root, root / BUILD / STAGING)
+    if result == 0:
+        return 0
+    print("\n".join(failure(result, warnings.lines)), file=sys.stderr)
+    return 1
+
+
+# ---- the parent: staging, signals, publication ----
+
+class Relay:
+    """Echo the child's output; on a signal, mute it and pass the signal on, harder each time."""
+
+    def __init__(self):
+        self.child, self.signal, self.sent = None, None, 0
+        for number in SIGNALS:
+            signal.signal(number, self.handle)
+
+    def handle(self, number, frame):
+        self.signal = self.signal or signal.Signals(number).name
+        if self.child is None:
+            raise KeyboardInterrupt
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.child.pid, ESCALATION[min(self.sent, len(ESCALATION) - 1)])
+        self.sent += 1
+
+    def run(self, command: list[str], cwd: Path) -> int:
+        """Run ``command`` in its own session and echo its output; its exit status."""
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.child = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, start_new_session=True)
+        output = self.child.stdout.fileno()
+        # Until the child has exited and its output is drained (a kernel it started may hold the pipe).
+        while True:
+            ready, _, _ = select.select([output], [], [], 0.5)
+            chunk = os.read(output, 65536) if ready else b""
+            if chunk and self.signal is None:
+                with contextlib.suppress(OSError):  # a closed terminal
+                    sys.stdout.buffer.write(chunk)
+                    sys.stdout.flush()
+            if (ready and not chunk) or (not ready and self.child.poll() is not None):
+                status = self.child.wait()
+                self.child.stdin.close()
+                self.child.stdout.close()
+                return status
+
+
+def say(*lines: str) -> None:
+    """Print to stderr, if there still is one (a closed terminal is not an error)."""
+    with contextlib.suppress(OSError):
+        print("\n".join(lines), file=sys.stderr, flush=True)
+
+
+def build(root: Path = ROOT) -> int:
+    """Build, publish on success, and say what happened; the exit status."""
+    build_dir = root / BUILD
+    relay = Relay()
+    try:
+        prepare_staging(build_dir)
+        status = relay.run([sys.executable, "-m", "tools.build", "--sphinx"], root)
+    except KeyboardInterrupt:
+        status = None
+    if relay.signal is None and status == 0:
+        publish(build_dir)
+        say("", f"Published the site: {BUILD / 'html'} (open {BUILD / 'html' / 'index.html'}).")
+        return 0
+    site = (f"{BUILD / 'html'} is unchanged: it still holds the last good build."
+            if (build_dir / "html" / "index.html").is_file()
+            else f"No site was published: {BUILD / 'html'} does not exist.")
+    if relay.signal is not None:
+        say("", f"The build was interrupted ({relay.signal}). {site}")
+        return 130
+    say(site, f"The failed build is in {BUILD / STAGING} until the next build.")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(sphinx_child(ROOT) if sys.argv[1:] == ["--sphinx"] else build())
