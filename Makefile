@@ -58,11 +58,17 @@ bench: $(VENV_STAMP) $(NPM_STAMP) browser ## Run the benchmarks and rewrite benc
 live: $(VENV_STAMP) $(NPM_STAMP) ## Serve the book with live code on a local Jupyter server; prints the URL to open
 	$(BIN)/python -m tools.live --site $(SITE)
 
-lock: ## Regenerate requirements.txt from requirements.in
+lock: ## Regenerate requirements.txt and binder/requirements.txt from their .in files
 	$(PYTHON) -m venv .venv-lock
 	.venv-lock/bin/pip install --quiet pip-tools
 	.venv-lock/bin/pip-compile --quiet --strip-extras --no-header --no-emit-index-url \
 		--no-emit-find-links --annotation-style=line -o requirements.txt requirements.in
+	# Binder pins what it shares with the build at the build's versions (pip refuses -e in constraints).
+	grep -v '^-e' requirements.txt > .venv-lock/constraints.txt
+	.venv-lock/bin/pip-compile --quiet --strip-extras --no-header --no-emit-index-url \
+		--no-emit-find-links --annotation-style=line -c .venv-lock/constraints.txt \
+		-o binder/requirements.txt binder/requirements.in
+	grep '^myst-nb==' requirements.txt | sed 's/ *#.*/  # installed --no-deps by binder\/postBuild/' > binder/nodeps.txt
 	rm -rf .venv-lock
 
 clean: ## Remove the built site (keeps .venv and node_modules)
