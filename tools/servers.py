@@ -18,21 +18,33 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from tools import ROOT
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    home: str | None = None  # the file served at "/" (else index.html)
+
     def log_message(self, *args) -> None:
         """Log nothing: ``make live`` keeps the terminal to the one URL it prints."""
 
+    def translate_path(self, path: str) -> str:
+        if self.home and path.split("?")[0] == "/":
+            path = "/" + self.home
+        return super().translate_path(path)
+
 
 class StaticServer:
-    """The built site on ``http://127.0.0.1:<port>``, served from a thread."""
+    """The built site on ``http://127.0.0.1:<port>``, served from a thread.
 
-    def __init__(self, site: Path, port: int = 0):
-        handler = functools.partial(_QuietHandler, directory=str(site))
+    ``home`` (a path in ``site``) is served at ``/`` instead of ``index.html``.
+    """
+
+    def __init__(self, site: Path, port: int = 0, home: str | None = None):
+        handler = functools.partial(type("Handler", (_QuietHandler,), {"home": home}), directory=str(site))
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -52,19 +64,28 @@ class JupyterServer:
     back from the server's info file in a private runtime directory.
     Requests carrying the token skip Jupyter's XSRF check, so the book's
     origin needs no further exemption.
+
+    The keywords start it otherwise (:mod:`tools.binder` starts one as
+    mybinder does): ``command`` (the server program), ``base_url``,
+    ``options`` (more ``--ServerApp`` settings) and ``env`` (added to the
+    environment).
     """
 
-    def __init__(self, origin: str, root_dir: Path = ROOT, *, timeout: float = 60.0):
+    def __init__(self, origin: str, root_dir: Path = ROOT, *, timeout: float = 60.0,
+                 command: Sequence[str] = (sys.executable, "-m", "jupyter_server"), base_url: str = "/",
+                 options: Sequence[str] = ("--ServerApp.terminals_enabled=False",),
+                 env: Mapping[str, str] | None = None):
         self.token = secrets.token_hex(24)
+        self.base_url = base_url
         self.runtime = Path(tempfile.mkdtemp(prefix="live-jupyter-"))
         self.log = self.runtime / "server.log"
-        cmd = [sys.executable, "-m", "jupyter_server", "--no-browser",
+        cmd = [*command, "--no-browser",
                "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0", "--ServerApp.port_retries=0",
-               "--ServerApp.terminals_enabled=False",
+               *options, f"--ServerApp.base_url={base_url}",
                f"--ServerApp.root_dir={root_dir}", f"--ServerApp.allow_origin={origin}"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")  # containers and CI run as root
-        env = {**os.environ, "JUPYTER_TOKEN": self.token, "JUPYTER_RUNTIME_DIR": str(self.runtime)}
+        env = {**os.environ, **(env or {}), "JUPYTER_TOKEN": self.token, "JUPYTER_RUNTIME_DIR": str(self.runtime)}
         with open(self.log, "wb") as log:
             # Its own session: Ctrl-C reaches only this script, which stops it cleanly.
             self.process = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -82,7 +103,7 @@ class JupyterServer:
             if self.process.poll() is not None:
                 raise RuntimeError(f"jupyter server exited:\n{self.log.read_text()[-2000:]}")
             if info.exists():
-                url = f"http://127.0.0.1:{json.loads(info.read_text())['port']}/"
+                url = f"http://127.0.0.1:{json.loads(info.read_text())['port']}{self.base_url}"
                 try:
                     with urllib.request.urlopen(f"{url}api/status?token={self.token}", timeout=2):
                         return url
@@ -90,6 +111,12 @@ class JupyterServer:
                     pass
             time.sleep(0.1)
         raise TimeoutError(f"jupyter server not ready after {timeout} s:\n{self.log.read_text()[-2000:]}")
+
+    @property
+    def origin(self) -> str:
+        """``http://127.0.0.1:<port>``: what a page must be allowed to reach to use this server."""
+        parts = urlsplit(self.url)
+        return f"{parts.scheme}://{parts.netloc}"
 
     def stop(self) -> None:
         """Stop the server (SIGTERM shuts its kernels down too) and remove its files."""
