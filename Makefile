@@ -10,8 +10,10 @@ BIN := $(VENV)/bin
 VENV_STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 SITE := _build/html
+# make pdf: the printed book (tools/pdf.py), which the site then links (_ext/publish).
+PDF := _build/pdf/self-attention-by-hand.pdf
 
-.PHONY: help venv assets browser build lint test test-unit test-browser bench live lock clean
+.PHONY: help venv assets browser build pdf lint test test-unit test-browser bench live lock clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -40,13 +42,20 @@ browser: ## Make sure a Chromium is available for the browser tests
 build: $(VENV_STAMP) $(NPM_STAMP) ## Build the site into _build/html (warnings are errors)
 	$(BIN)/jupyter-book build . --builder html --warningiserror --nitpick --keep-going
 
+# The single-page build shares the HTML build's execution cache and doctrees; the site is
+# then rebuilt with BOOK_PDF, which copies the PDF into it and links it from every page.
+pdf: $(VENV_STAMP) $(NPM_STAMP) browser ## Print the book to _build/pdf/ (Chromium) and build the site linking it
+	$(BIN)/jupyter-book build . --builder singlehtml --warningiserror --nitpick --keep-going
+	$(BIN)/python -m tools.pdf --site _build/singlehtml --out $(PDF)
+	BOOK_PDF=$(PDF) $(MAKE) --no-print-directory build
+
 lint: $(VENV_STAMP) ## Check the code with ruff (configured in pyproject.toml)
 	$(BIN)/ruff check
 
 test-unit: $(VENV_STAMP) ## Run the fast tests (no browser, no book build)
 	$(BIN)/pytest -m "not browser and not slow"
 
-test-browser: build browser ## Run the browser tests against the built site
+test-browser: pdf browser ## Run the browser tests against the built site (with its PDF)
 	$(BIN)/pytest -m "browser or slow"
 
 test: lint test-unit test-browser ## Run ruff, then every test (builds the book)
