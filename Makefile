@@ -12,8 +12,12 @@ NPM_STAMP := node_modules/.installed
 SITE := _build/html
 # make pdf: the printed book (tools/pdf.py), which the site then links (_ext/publish).
 PDF := _build/pdf/self-attention-by-hand.pdf
+# make publish: the GitHub repository the published pages launch Binder from (origin's
+# owner/name unless given: make publish PUBLISH_REPOSITORY=owner/name) and its branch.
+PUBLISH_REPOSITORY ?= $(shell git remote get-url origin 2>/dev/null | sed -nE 's#^.*github\.com[:/]([^/]+/[^/]+)$$#\1#p' | sed 's/\.git$$//')
+PUBLISH_BRANCH ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null)
 
-.PHONY: help venv assets browser build pdf lint test test-unit test-browser bench live lock clean
+.PHONY: help venv assets browser build pdf publish push-pages lint test test-unit test-browser bench live lock clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -49,8 +53,19 @@ pdf: $(VENV_STAMP) $(NPM_STAMP) browser ## Print the book to _build/pdf/ (Chromi
 	$(BIN)/python -m tools.pdf --site _build/singlehtml --out $(PDF)
 	BOOK_PDF=$(PDF) $(MAKE) --no-print-directory build
 
-lint: $(VENV_STAMP) ## Check the code with ruff (configured in pyproject.toml)
+publish: ## Build and print the book for origin's GitHub repository, then push it to its gh-pages branch
+	@test -n "$(PUBLISH_REPOSITORY)" || { echo "origin is not on GitHub: make publish PUBLISH_REPOSITORY=owner/name" >&2; exit 2; }
+	BOOK_REPOSITORY=$(PUBLISH_REPOSITORY) BOOK_BRANCH=$(PUBLISH_BRANCH) $(MAKE) --no-print-directory pdf
+	$(MAKE) --no-print-directory push-pages
+
+# .nojekyll: GitHub Pages would otherwise run Jekyll, which drops _static/, _images/ and _sources/.
+push-pages: $(VENV_STAMP) ## Push _build/html as it is to origin's gh-pages branch (make publish builds it first)
+	$(BIN)/ghp-import --no-jekyll --push --force --branch gh-pages --remote origin \
+		--message "Publish the book built from $$(git rev-parse --short HEAD)" $(SITE)
+
+lint: $(VENV_STAMP) ## Check the code with ruff (configured in pyproject.toml) and the workflow with actionlint
 	$(BIN)/ruff check
+	$(BIN)/actionlint -shellcheck=$(BIN)/shellcheck
 
 test-unit: $(VENV_STAMP) ## Run the fast tests (no browser, no book build)
 	$(BIN)/pytest -m "not browser and not slow"
