@@ -110,7 +110,7 @@ def test_the_repository_is_named_only_by_the_environment():
 
 def test_a_repository_in_the_configuration_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(repository, "JUPYTER_BOOK_DEFAULT_URL", "https://github.com/somebody/else")
-    with pytest.raises(ConfigError, match="remove repository.url"):
+    with pytest.raises(ConfigError, match=r"remove repository\.url"):
         build(tmp_path, monkeypatch)
 
 
