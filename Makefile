@@ -17,7 +17,7 @@ PDF := _build/pdf/self-attention-by-hand.pdf
 PUBLISH_REPOSITORY ?= $(shell git remote get-url origin 2>/dev/null | sed -nE 's#^.*github\.com[:/]([^/]+/[^/]+)$$#\1#p' | sed 's/\.git$$//')
 PUBLISH_BRANCH ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null)
 
-.PHONY: help venv assets browser build pdf publish push-pages lint test test-unit test-browser bench live lock clean
+.PHONY: help venv assets browser build pdf publish push-pages binder-env lint test test-unit test-browser bench live lock clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -70,8 +70,13 @@ lint: $(VENV_STAMP) ## Check the code with ruff (configured in pyproject.toml) a
 test-unit: $(VENV_STAMP) ## Run the fast tests (no browser, no book build)
 	$(BIN)/pytest -m "not browser and not slow"
 
-test-browser: pdf browser ## Run the browser tests against the built site (with its PDF)
+# The Binder environment (mostly downloads) is installed while the book is built and printed.
+test-browser: $(VENV_STAMP) browser ## Build and print the book, then run the browser and slow tests
+	$(MAKE) --no-print-directory -j2 --output-sync=target pdf binder-env
 	$(BIN)/pytest -m "browser or slow"
+
+binder-env: $(VENV_STAMP) ## Install binder/ as repo2docker does into .venv-binder (the Binder tests use it)
+	$(BIN)/python -m tools.binder
 
 test: lint test-unit test-browser ## Run ruff, then every test (builds the book)
 

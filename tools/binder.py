@@ -134,3 +134,16 @@ class SimulatedBinderHub:
             "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
             # The page's EventSource is a cross-origin request: mybinder.org sends this too.
             "Access-Control-Allow-Origin": "*"})
+
+
+def main(argv=None) -> int:
+    """``make binder-env``: make (or keep) the Binder environment, so that the tests find it ready."""
+    venv = Path(argv[0]) if argv else ROOT / ".venv-binder"
+    start = time.perf_counter()
+    environment(venv)
+    print(f"{venv}: the Binder environment of binder/ ({time.perf_counter() - start:.0f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -19,20 +19,9 @@ from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
 
 from _ext.publish import pdf, repository
-from tools import ROOT
+from tools import ROOT, workcopy
 
-NOTEBOOK = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-# A chapter
+NOTEBOOK = workcopy.NOTEBOOK_HEADER + """# A chapter
 
 ```{code-cell} ipython3
 print(6 * 7)
