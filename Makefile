@@ -16,8 +16,14 @@ BIN := $(VENV)/bin
 VENV_STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
 SITE := _build/html
+# make pdf: the printed book (tools/pdf.py), which the site then links (_ext/publish).
+PDF := _build/pdf/self-attention-by-hand.pdf
+# make publish: the GitHub repository the published pages launch Binder from (origin's
+# owner/name unless given: make publish PUBLISH_REPOSITORY=owner/name) and its branch.
+PUBLISH_REPOSITORY ?= $(shell git remote get-url origin 2>/dev/null | sed -nE 's#^.*github\.com[:/]([^/]+/[^/]+)$$#\1#p' | sed 's/\.git$$//')
+PUBLISH_BRANCH ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null)
 
-.PHONY: help venv assets browser build lint test test-unit test-browser bench live lock clean
+.PHONY: help venv assets browser build pdf publish push-pages binder-env lint test test-unit test-browser bench live lock clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -49,14 +55,37 @@ browser: ## Make sure a Chromium is available for the browser tests
 build: $(VENV_STAMP) $(NPM_STAMP) ## Build the site into _build/html (warnings are errors; a failed build publishes nothing)
 	$(BIN)/python -m tools.build
 
-lint: $(VENV_STAMP) ## Check the code with ruff (configured in pyproject.toml)
+# The single-page build shares the HTML build's execution cache and doctrees; the site is
+# then rebuilt with BOOK_PDF, which copies the PDF into it and links it from every page.
+pdf: $(VENV_STAMP) $(NPM_STAMP) browser ## Print the book to _build/pdf/ (Chromium) and build the site linking it
+	$(BIN)/jupyter-book build . --builder singlehtml --warningiserror --nitpick --keep-going
+	$(BIN)/python -m tools.pdf --site _build/singlehtml --out $(PDF)
+	BOOK_PDF=$(PDF) $(MAKE) --no-print-directory build
+
+publish: ## Build and print the book for origin's GitHub repository, then push it to its gh-pages branch
+	@test -n "$(PUBLISH_REPOSITORY)" || { echo "origin is not on GitHub: make publish PUBLISH_REPOSITORY=owner/name" >&2; exit 2; }
+	BOOK_REPOSITORY=$(PUBLISH_REPOSITORY) BOOK_BRANCH=$(PUBLISH_BRANCH) $(MAKE) --no-print-directory pdf
+	$(MAKE) --no-print-directory push-pages
+
+# .nojekyll: GitHub Pages would otherwise run Jekyll, which drops _static/, _images/ and _sources/.
+push-pages: $(VENV_STAMP) ## Push _build/html as it is to origin's gh-pages branch (make publish builds it first)
+	$(BIN)/ghp-import --no-jekyll --push --force --branch gh-pages --remote origin \
+		--message "Publish the book built from $$(git rev-parse --short HEAD)" $(SITE)
+
+lint: $(VENV_STAMP) ## Check the code with ruff (configured in pyproject.toml) and the workflow with actionlint
 	$(BIN)/ruff check
+	$(BIN)/actionlint -shellcheck=$(BIN)/shellcheck
 
 test-unit: $(VENV_STAMP) ## Run the fast tests (no browser, no book build)
 	$(BIN)/pytest -m "not browser and not slow"
 
-test-browser: build browser ## Run the browser tests against the built site
+# The Binder environment (mostly downloads) is installed while the book is built and printed.
+test-browser: $(VENV_STAMP) browser ## Build and print the book, then run the browser and slow tests
+	$(MAKE) --no-print-directory -j2 --output-sync=target pdf binder-env
 	$(BIN)/pytest -m "browser or slow"
+
+binder-env: $(VENV_STAMP) ## Install binder/ as repo2docker does into .venv-binder (the Binder tests use it)
+	$(BIN)/python -m tools.binder
 
 test: lint test-unit test-browser ## Run ruff, then every test (builds the book)
 
@@ -67,11 +96,17 @@ bench: $(VENV_STAMP) $(NPM_STAMP) browser ## Run the benchmarks and rewrite benc
 live: $(VENV_STAMP) $(NPM_STAMP) ## Serve the book with live code on a local Jupyter server; prints the URL to open
 	$(BIN)/python -m tools.live --site $(SITE)
 
-lock: ## Regenerate requirements.txt from requirements.in
+lock: ## Regenerate requirements.txt and binder/requirements.txt from their .in files
 	$(PYTHON) -m venv .venv-lock
 	.venv-lock/bin/pip install --quiet pip-tools
 	.venv-lock/bin/pip-compile --quiet --strip-extras --no-header --no-emit-index-url \
 		--no-emit-find-links --annotation-style=line -o requirements.txt requirements.in
+	# Binder pins what it shares with the build at the build's versions (pip refuses -e in constraints).
+	grep -v '^-e' requirements.txt > .venv-lock/constraints.txt
+	.venv-lock/bin/pip-compile --quiet --strip-extras --no-header --no-emit-index-url \
+		--no-emit-find-links --annotation-style=line -c .venv-lock/constraints.txt \
+		-o binder/requirements.txt binder/requirements.in
+	grep '^myst-nb==' requirements.txt | sed 's/ *#.*/  # installed --no-deps by binder\/postBuild/' > binder/nodeps.txt
 	rm -rf .venv-lock
 
 clean: ## Remove the built site (keeps .venv and node_modules)

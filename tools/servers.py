@@ -24,7 +24,9 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from jupyter_server.auth.identity import IdentityProvider
 
@@ -32,6 +34,8 @@ from tools import ROOT, lifetime
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    home: str | None = None  # the file served at "/" (else index.html)
+
     def log_message(self, *args) -> None:
         """Log nothing: ``make live`` keeps the terminal to the one URL it prints."""
 
@@ -39,12 +43,20 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         """No directory listings: a folder without ``index.html`` is not found."""
         self.send_error(404)
 
+    def translate_path(self, path: str) -> str:
+        if self.home and path.split("?")[0] == "/":
+            path = "/" + self.home
+        return super().translate_path(path)
+
 
 class StaticServer:
-    """The built site on ``http://127.0.0.1:<port>`` (loopback only, no directory listings), from a thread."""
+    """The built site on ``http://127.0.0.1:<port>`` (loopback only, no directory listings), from a thread.
 
-    def __init__(self, site: Path, port: int = 0):
-        handler = functools.partial(_QuietHandler, directory=str(site))
+    ``home`` (a path in ``site``) is served at ``/`` instead of ``index.html``.
+    """
+
+    def __init__(self, site: Path, port: int = 0, home: str | None = None):
+        handler = functools.partial(type("Handler", (_QuietHandler,), {"home": home}), directory=str(site))
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -70,6 +82,9 @@ class OriginCheckingIdentityProvider(IdentityProvider):
         return True
 
 
+_ORIGIN_CHECK = f"--ServerApp.identity_provider_class={__name__}.OriginCheckingIdentityProvider"
+
+
 class JupyterServer:
     """``jupyter server`` on 127.0.0.1 that answers only requests with its token from ``origin``.
 
@@ -79,20 +94,29 @@ class JupyterServer:
     a free port chosen by the OS and read back from the server's info file in
     a private runtime directory. Requests carrying the token skip Jupyter's
     XSRF check, so the book's origin needs no further exemption.
+
+    The keywords start it otherwise (:mod:`tools.binder` starts one as
+    mybinder does, without the origin check): ``command`` (the server
+    program), ``base_url``, ``options`` (the ``--ServerApp`` settings
+    besides address, port, root and origin) and ``env`` (added to the
+    environment).
     """
 
-    def __init__(self, origin: str, root_dir: Path = ROOT, *, timeout: float = 60.0):
+    def __init__(self, origin: str, root_dir: Path = ROOT, *, timeout: float = 60.0,
+                 command: Sequence[str] = (sys.executable, "-m", "tools.servers"), base_url: str = "/",
+                 options: Sequence[str] = ("--ServerApp.terminals_enabled=False", _ORIGIN_CHECK),
+                 env: Mapping[str, str] | None = None):
         self.token = secrets.token_hex(24)
+        self.base_url = base_url
         self.runtime = Path(tempfile.mkdtemp(prefix="live-jupyter-"))
         self.log = self.runtime / "server.log"
-        cmd = [sys.executable, "-m", "tools.servers", "--no-browser",
+        cmd = [*command, "--no-browser",
                "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0", "--ServerApp.port_retries=0",
-               "--ServerApp.terminals_enabled=False",
-               f"--ServerApp.identity_provider_class={__name__}.OriginCheckingIdentityProvider",
+               *options, f"--ServerApp.base_url={base_url}",
                f"--ServerApp.root_dir={root_dir}", f"--ServerApp.allow_origin={origin}"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")  # containers and CI run as root
-        env = {**os.environ, "JUPYTER_TOKEN": self.token, "JUPYTER_RUNTIME_DIR": str(self.runtime)}
+        env = {**os.environ, **(env or {}), "JUPYTER_TOKEN": self.token, "JUPYTER_RUNTIME_DIR": str(self.runtime)}
         with open(self.log, "wb") as log:
             # Its own session: Ctrl-C reaches only this script, which stops it cleanly. Its standard
             # input is a pipe this process holds: it closes when this process ends (tools.lifetime).
@@ -111,7 +135,7 @@ class JupyterServer:
             if self.process.poll() is not None:
                 raise RuntimeError(f"jupyter server exited:\n{self.log.read_text()[-2000:]}")
             if info.exists():
-                url = f"http://127.0.0.1:{json.loads(info.read_text())['port']}/"
+                url = f"http://127.0.0.1:{json.loads(info.read_text())['port']}{self.base_url}"
                 try:
                     with urllib.request.urlopen(f"{url}api/status?token={self.token}", timeout=2):
                         return url
@@ -119,6 +143,12 @@ class JupyterServer:
                     pass
             time.sleep(0.1)
         raise TimeoutError(f"jupyter server not ready after {timeout} s:\n{self.log.read_text()[-2000:]}")
+
+    @property
+    def origin(self) -> str:
+        """``http://127.0.0.1:<port>``: what a page must be allowed to reach to use this server."""
+        parts = urlsplit(self.url)
+        return f"{parts.scheme}://{parts.netloc}"
 
     def stop(self) -> None:
         """Stop the server (SIGTERM shuts its kernels down too) and remove its files."""

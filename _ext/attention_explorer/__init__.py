@@ -100,7 +100,8 @@ def render_open(ident: str, data_json: str, png_base64: str) -> str:
         '<figure class="attention-explorer-fallback">'
         f'<img src="data:image/png;base64,{png_base64}" alt="{html.escape(FALLBACK_ALT)}">'
         "<figcaption>The engineered attention head at the explorer's starting settings. "
-        "Turn on JavaScript to move its sliders.</figcaption></figure>"
+        # Not on paper (print.css hides .screen-only): a printed page has no sliders.
+        '<span class="screen-only">Turn on JavaScript to move its sliders.</span></figcaption></figure>'
     )
 
 

@@ -162,16 +162,6 @@ def test_malformed_server_url_says_so(browser, site_url):
         page.context.close()
 
 
-def test_binder_is_the_default(browser, site_url):
-    """Without a server in the fragment the page launches on Binder (blocked here: no internet)."""
-    page = launch_with_fragment(browser, site_url, "binder")
-    try:
-        status(page).wait_for(timeout=RUN_TIMEOUT)
-        assert "on Binder (mybinder.org" in status(page).inner_text()
-    finally:
-        page.context.close()
-
-
 def test_static_page_has_a_still_figure_and_no_widget_state(site_dir):
     html = (site_dir / PAGE).read_text()
     assert "widget-state+json" not in html and "widget-view+json" not in html

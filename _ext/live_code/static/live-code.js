@@ -25,6 +25,9 @@
   const STATIC = new URL(".", document.currentScript.src).href; // .../_static/
   const ASSETS = STATIC + "live-code/";
   let launched = false;
+  const UNPUBLISHED = "Live code on Binder needs this book to be published from a GitHub repository, " +
+    "and this copy was built without one (see \"Publish your own copy\" in the book's README). " +
+    "To run the cells on your own machine instead, start a local server with make live.";
 
   /* ---- where the kernel comes from ---- */
 
@@ -210,6 +213,8 @@
       return setStatus("error", `Not connected: you declined the Jupyter server at ${source.host}, ` +
         "which is not on this computer. make live prints a link to a server on this computer.");
     }
+    // An unpublished build (no BOOK_REPOSITORY, see _ext/publish) has no repository for Binder to start.
+    if (source.mode === "binder" && !config.repo) return setStatus("error", UNPUBLISHED);
     const verb = source.mode === "binder" ? "Launching on" : "Connecting to";
     setStatus("connecting", `${verb} ${where(source, config)}…`);
     try {

@@ -1,0 +1,217 @@
+"""Live code on Binder, offline: a simulated BinderHub and a user server set up as mybinder's.
+
+* The Jupyter server runs from an environment installed exactly as
+  repo2docker installs ``binder/`` (:func:`tools.binder.environment`: a fresh
+  venv, ``pip install -r binder/requirements.txt``, then ``binder/postBuild``),
+  with the settings BinderHub's spawner gives a user server (a token,
+  ``/user/<name>/``, any origin). Nothing of the project's own ``.venv`` is
+  on its path.
+* The page's request to ``https://mybinder.org/build/gh/<owner>/<repo>/<ref>``
+  is answered by :class:`tools.binder.SimulatedBinderHub` with BinderHub's
+  event stream, through ``ready`` (or ``failed``).
+* The site may be built with or without a repository (``BOOK_REPOSITORY``):
+  these tests set the page's live-code configuration to what a build
+  published from a fork writes (``_ext/publish``; tests/build/test_publish.py
+  checks that a build writes exactly that), or to an unpublished one's.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import time
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from playwright.sync_api import expect
+
+from tools import ROOT, binder
+from tools.chromium import open_page
+
+PAGE = "book/smoothing.html"
+SOURCE = "book/smoothing.md"
+#: sphinx-book-theme's Binder link opens ``<server>/<urlpath>``; notebook_interface: classic gives tree/<source>.
+URLPATH = f"tree/{SOURCE}"
+LAUNCH_TIMEOUT = 180_000  # ms: a cold kernel on a busy 2-core machine
+RUN_TIMEOUT = 120_000
+FORK = {"repo": "reader/self-attention-fork", "ref": "main"}
+BUILD_URL = f"https://mybinder.org/build/gh/{FORK['repo']}/{FORK['ref']}"
+#: thebe keeps a Binder session in localStorage under this prefix + the build URL (thebe-core sessions.ts).
+SAVED_SESSION = f"thebe-binder-{BUILD_URL}"
+STDOUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]'
+PROBLEMS = ('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], '
+            '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]')
+
+
+@pytest.fixture(scope="module")
+def binder_server():
+    server = binder.binder_server(binder.environment())
+    yield server
+    server.stop()
+
+
+def set_repository(page, repo: str, ref: str) -> None:
+    """Make the page's live-code configuration the one a build with BOOK_REPOSITORY=<repo> writes."""
+    page.evaluate("""([repo, ref]) => {
+      const el = document.getElementById('live-code-config');
+      el.textContent = JSON.stringify({...JSON.parse(el.textContent), repo, ref});
+    }""", [repo, ref])
+
+
+def press_launch(page) -> None:
+    page.locator(".dropdown-launch-buttons .dropdown-toggle").click()
+    page.locator(".btn-launch-thebe").click()
+
+
+def status(page) -> str:
+    return page.locator(".live-code-status").inner_text()
+
+
+def open_chapter(browser, site_url, server=None, stream: str = ""):
+    """The chapter "published from the fork", with the simulated hub answering ``stream``."""
+    page = open_page(browser, {site_url} | ({server.origin} if server else set()))
+    page.hub = binder.SimulatedBinderHub(page, stream)
+    page.goto(f"{site_url}/{PAGE}")
+    set_repository(page, **FORK)
+    return page
+
+
+@pytest.fixture(scope="module")
+def binder_page(browser, site_url, binder_server):
+    """The chapter launched on "Binder": no server in the URL, so Binder is the default."""
+    page = open_chapter(browser, site_url, binder_server, binder.ready_stream(binder_server))
+    press_launch(page)
+    page.locator(".live-code-status[data-state=ready]").wait_for(timeout=LAUNCH_TIMEOUT)
+    yield page
+    page.context.close()
+
+
+def test_the_page_asks_binder_for_its_repository_and_branch(binder_page):
+    assert binder_page.hub.requests == [BUILD_URL]
+
+
+def test_the_status_names_binder_and_the_repository(binder_page):
+    assert (f"Connected: kernel python3 on Binder (mybinder.org, repository {FORK['repo']}@{FORK['ref']})"
+            in status(binder_page))
+
+
+def test_every_cell_runs_and_the_slider_redraws(binder_page):
+    # live-code.js runs the thebe-init cell on launch; "run all" while it runs would cancel it.
+    binder_page.locator("div.cell.tag_thebe-init").locator(STDOUT).wait_for(timeout=RUN_TIMEOUT)
+    cells = binder_page.locator("div.cell")
+    binder_page.locator(".thebe-runall-button").first.click()
+    # Run all goes in order; the last cell, explore(), ends with its widget.
+    image = cells.last.locator(".widget-image")
+    image.wait_for(timeout=RUN_TIMEOUT)
+    binder_page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+    assert binder_page.locator(PROBLEMS).all_inner_texts() == []
+    # Every cell ran in this kernel: the names each one defines exist there.
+    sources = cells.locator(".CodeMirror").evaluate_all("els => els.map(el => el.CodeMirror.getValue())")
+    assert len(sources) == cells.count() == code_cells_shown()
+    expected = sorted(set().union(*map(defined_names, sources)))
+    probe = cells.nth(0)
+    probe.locator(".CodeMirror").evaluate("(el, src) => el.CodeMirror.setValue(src)",
+                                          f"print('missing:', sorted(set({expected!r}) - set(globals())))")
+    probe.locator(".thebe-run-button").click()
+    probe.locator(STDOUT, has_text="missing: []").wait_for(timeout=RUN_TIMEOUT)
+    before = image.get_attribute("src")
+    handle = cells.last.locator(".widget-slider").nth(1).locator(".noUi-handle")  # tau
+    handle.focus()
+    handle.press("ArrowRight")
+    binder_page.wait_for_function("([img, old]) => img.src !== old", arg=[image.element_handle(), before],
+                                  timeout=RUN_TIMEOUT)
+
+
+def defined_names(source: str) -> set[str]:
+    """The top-level names a cell assigns or imports."""
+    names = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        for target in getattr(node, "targets", []):
+            names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+def code_cells_shown() -> int:
+    """The chapter's code cells, less those removed from the page (tag remove-cell)."""
+    cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", (ROOT / SOURCE).read_text(), re.S)
+    return sum("remove-cell" not in cell.split("\n\n")[0] for cell in cells)
+
+
+def test_the_session_is_saved_for_the_next_page(binder_page, binder_server):
+    saved = json.loads(binder_page.evaluate("k => window.localStorage.getItem(k)", SAVED_SESSION))
+    assert (saved["baseUrl"], saved["token"]) == (binder_server.url, binder_server.token)
+
+
+def test_no_request_left_the_site_the_hub_and_the_server(binder_page):
+    assert binder_page.external_requests == []
+
+
+def test_a_failed_build_says_why(browser, site_url):
+    message = "Could not resolve ref for gh:reader/self-attention-fork/main. Double check your URL."
+    page = open_chapter(browser, site_url, stream=binder.failed_stream(message))
+    try:
+        press_launch(page)
+        page.locator(".live-code-status[data-state=error]").wait_for(timeout=RUN_TIMEOUT)
+        assert "Could not start a kernel on Binder (mybinder.org, repository reader/self-attention-fork@main)" \
+            in status(page)
+        assert message in status(page)
+        assert page.hub.requests == [BUILD_URL]
+    finally:
+        page.context.close()
+
+
+def test_a_culled_saved_server_is_replaced(browser, site_url, binder_server):
+    """Binder culls an idle server after about 10 minutes; thebe keeps its session for 24 hours.
+
+    A saved session whose server is gone must not fail the launch: thebe asks
+    it for its kernels (``GET <baseUrl>api/kernels``), drops it when that
+    fails, and asks BinderHub for a new server.
+    """
+    page = open_chapter(browser, site_url, binder_server, binder.ready_stream(binder_server))
+    try:
+        gone = f"{binder_server.origin}/user/{binder.USER_PREFIX}culled/"  # the same hub, a server it culled
+        saved = {"id": "culled", "baseUrl": gone, "wsUrl": "ws" + gone[4:], "token": "expired",
+                 "lastUsed": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - 900))}
+        page.evaluate("([k, v]) => window.localStorage.setItem(k, v)", [SAVED_SESSION, json.dumps(saved)])
+        press_launch(page)
+        page.locator(".live-code-status[data-state=ready]").wait_for(timeout=LAUNCH_TIMEOUT)
+        assert page.hub.requests == [BUILD_URL], "the culled session was not replaced by a new build"
+        fresh = json.loads(page.evaluate("k => window.localStorage.getItem(k)", SAVED_SESSION))
+        assert fresh["baseUrl"] == binder_server.url
+    finally:
+        page.context.close()
+
+
+def test_the_plain_binder_link_opens_the_chapter_as_a_notebook(browser, site_url, binder_server):
+    """The launch menu's "Binder" link sends the reader to <server>/<urlpath>: there the MyST
+    chapter must open as a notebook (jupytext, postBuild's default viewer), not as text."""
+    page = open_page(browser, {site_url, binder_server.origin})
+    try:
+        page.goto(f"{site_url}/{PAGE}")
+        links = page.locator("a[href*='mybinder.org/v2/']")
+        if links.count():  # a published build: its link must open what this test opens
+            assert parse_qs(urlsplit(links.first.get_attribute("href")).query)["urlpath"] == [URLPATH]
+        page.goto(f"{binder_server.url}{URLPATH}?token={binder_server.token}")
+        code_cells = (ROOT / SOURCE).read_text().count("```{code-cell}")
+        expect(page.locator(".jp-Notebook .jp-CodeCell")).to_have_count(code_cells, timeout=LAUNCH_TIMEOUT)
+        assert page.locator(".jp-FileEditor").count() == 0
+        assert page.external_requests == []
+    finally:
+        page.context.close()
+
+
+def test_an_unpublished_book_says_live_code_on_binder_needs_a_repository(browser, site_url):
+    """A build without BOOK_REPOSITORY has no repository to give Binder: say so, ask nothing."""
+    page = open_chapter(browser, site_url, stream=binder.failed_stream("must not be asked"))
+    try:
+        set_repository(page, "", "main")
+        press_launch(page)
+        page.locator(".live-code-status[data-state=error]").wait_for(timeout=RUN_TIMEOUT)
+        assert "Live code on Binder needs this book to be published from a GitHub repository" in status(page)
+        assert "make live" in status(page)
+        assert page.hub.requests == [] and page.external_requests == []
+    finally:
+        page.context.close()

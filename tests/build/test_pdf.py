@@ -1,0 +1,60 @@
+"""The printed book (``make pdf``, which ``make test`` runs before these tests).
+
+The PDF is checked with pypdf (:mod:`tools.pdf_checks`) against the HTML
+site: the chapters of the table of contents in order, numbered, each
+starting a page; every numbered figure and the explorer's static figure; no
+raw TeX; no launch menu, sliders or web-only sentences. A print depends on
+the book only, and the site links the PDF it holds.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from tools import pdf, pdf_checks, toc
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def printed():
+    if not pdf.PDF.is_file():
+        pytest.fail(f"no printed book in {pdf.PDF}: run `make pdf` first")
+    return pdf.PDF
+
+
+def test_the_pdf_has_every_chapter_and_figure_and_nothing_for_the_web_only(printed, site_dir):
+    expected = pdf_checks.expected_from_site(site_dir)
+    assert len(expected.chapters) == len(toc.documents()) - 1 and expected.figures and expected.explorers
+    assert pdf_checks.check_pdf(printed, expected) == []
+
+
+TINY_BOOK = """<!DOCTYPE html><html><head><title>A tiny book</title></head><body>
+<h1>A tiny book</h1><p>One paragraph.</p>
+<table><tr><th>x</th><th>y</th></tr><tr><td>1</td><td>2</td></tr></table></body></html>"""
+
+
+def test_a_print_depends_on_the_book_only(browser, tmp_path):
+    """Two prints of the same page, seconds apart, are the same bytes: the date is the last commit's
+    time and the tagged PDF's node ids (Blink's, which shift between runs) are renumbered."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "book.html").write_text(TINY_BOOK)
+    first, second = tmp_path / "first.pdf", tmp_path / "second.pdf"
+    pdf.print_pdf(browser, site, first, page_name="book.html")
+    time.sleep(1.1)  # Chromium dates a PDF to the second
+    pdf.print_pdf(browser, site, second, page_name="book.html")
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_every_page_links_the_pdf_the_site_holds(printed, site_dir):
+    assert (site_dir / pdf.PDF.name).read_bytes() == printed.read_bytes()
+    for name in toc.pages():
+        page = (site_dir / name).read_text(encoding="utf-8")
+        links = re.findall(rf'href="([^"]*{re.escape(pdf.PDF.name)})"', page)
+        assert links, f"{name} does not link the PDF"
+        assert all((site_dir / name).parent.joinpath(link).resolve() == (site_dir / pdf.PDF.name).resolve()
+                   for link in links), links

@@ -1,0 +1,151 @@
+"""What the printed book must have, checked with pypdf: ``make pdf`` and the tests use these checks.
+
+* every chapter of the table of contents, numbered, in order, each starting a
+  new page (Chromium writes the headings as the PDF's outline; each chapter's
+  title must also be the topmost line of its page);
+* every numbered figure ("Fig. 5.1") with its image, and the explorer's
+  static figure;
+* no untypeset TeX (``\\(``, ``$$``, ``$\\sigma$`` ...): math is typeset;
+* nothing that only works on the web page: no launch menu, no sliders, no
+  buttons, no sentence about them (chapters mark such prose ``screen-only``).
+
+The expected chapters come from the table of contents (:mod:`tools.toc`), their
+titles and figures from the built pages, never from a list written here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import re
+from pathlib import Path
+
+from tools import toc
+
+#: Words that only the web page's controls or its web-only prose carry (case-sensitive:
+#: "samples" and "launch" occur in the book's prose).
+WEB_ONLY = ("Noise σ", "Temperature τ (log scale)", "Samples N", "Best τ (leave-one-out)", "Copy to clipboard",
+            "Show code cell", "Hide code cell", "Toggle hidden content", "Live Code", "Binder", "rocket",
+            "Turn on JavaScript", "Drag the sliders", "make live")
+#: TeX left as text: delimiters, or a ``$...$`` holding a command. (Package docstrings printed in
+#: code listings hold ``.. math::`` TeX without delimiters, which is not math to typeset.)
+RAW_TEX = (r"\\\(", r"\\\)", r"\\\[", r"\\\]", r"\$\$", r"\$[^$\n]{0,60}\\[A-Za-z]+[^$\n]{0,60}\$")
+RUNNING_HEADER = "Self-Attention, by Hand"
+PAGE_NUMBER = re.compile(r"\d+ / \d+")
+
+
+@dataclasses.dataclass
+class Expected:
+    chapters: list[str]  # "1. Introduction", in reading order
+    figures: list[str]  # the figures' numbers, "5.1"
+    explorers: list[str]  # the captions of the explorers' static figures (one image each, no number)
+
+
+def _text(fragment: str) -> str:
+    """The text of an HTML fragment, whitespace collapsed, the heading's "#" link dropped."""
+    fragment = re.sub(r'<a class="headerlink".*?</a>', "", fragment, flags=re.S)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", fragment))).strip()
+
+
+def _figures(page: str) -> list[str]:
+    return re.findall(r'<span class="caption-number">Fig\. ([\d.]+) </span>', page)
+
+
+def _explorers(page: str) -> list[str]:
+    """The printed caption of each explorer's static figure (its screen-only words left out)."""
+    captions = re.findall(r'<figure class="attention-explorer-fallback">.*?<figcaption>(.*?)</figcaption>', page, re.S)
+    return [_text(re.sub(r'<span class="screen-only">.*?</span>', "", c, flags=re.S)) for c in captions]
+
+
+def expected_from_single_page(page: str, documents: list[str] | None = None) -> Expected:
+    """The chapters (the toc's documents after the root) and figures of the single-page build's page."""
+    chapters = []
+    for doc in (documents or toc.documents())[1:]:
+        found = re.search(rf'<span id="document-{re.escape(doc)}"></span>.*?<h[1-6][^>]*>(.*?)</h[1-6]>', page, re.S)
+        chapters.append(_text(found.group(1)) if found else f"<{doc} is not in the single page>")
+    return Expected(chapters, _figures(page), _explorers(page))
+
+
+def expected_from_site(site: Path, pages: list[str] | None = None) -> Expected:
+    """The chapters and figures of the HTML site: each page of the toc but the root, its ``<h1>``."""
+    chapters, figures, explorers = [], [], []
+    for name in (pages or toc.pages())[1:]:
+        page = (site / name).read_text(encoding="utf-8")
+        # The article's title (the header repeats it without its number or "#" link).
+        chapters.append(_text(next(h for h in re.findall(r"<h1[^>]*>(.*?)</h1>", page, re.S) if "headerlink" in h)))
+        figures += _figures(page)
+        explorers += _explorers(page)
+    return Expected(chapters, figures, explorers)
+
+
+def _lines(text: str) -> list[str]:
+    lines = (re.sub(r"\s+", " ", line).strip() for line in text.splitlines())
+    return [ln for ln in lines if ln and ln != RUNNING_HEADER and not PAGE_NUMBER.fullmatch(ln)]
+
+
+def top_line(page) -> str:
+    """The highest line of body text on a pypdf ``page`` (the running header left out)."""
+    rows: dict[float, str] = {}
+
+    def visit(text, cm, tm, font, size):
+        if text.strip():
+            y = round(cm[5] + tm[5] * cm[3])
+            rows[y] = rows.get(y, "") + text
+
+    page.extract_text(visitor_text=visit)
+    body = [(y, re.sub(r"\s+", " ", t).strip()) for y, t in rows.items()]
+    body = [(y, t) for y, t in body if t and t != RUNNING_HEADER]
+    return max(body)[1] if body else ""
+
+
+def _outline(reader, entries=None) -> list[tuple[str, int]]:
+    """Every (title, 0-based page) of the PDF's outline, depth first."""
+    found = []
+    for entry in reader.outline if entries is None else entries:
+        if isinstance(entry, list):
+            found += _outline(reader, entry)
+        else:
+            found.append((re.sub(r"\s+", " ", entry.title).strip(), reader.get_destination_page_number(entry)))
+    return found
+
+
+def chapter_problems(reader, expected: Expected, pages: list[list[str]]) -> list[str]:
+    """Chapters missing, out of order, sharing a page, or not at the top of their first page."""
+    chapters = [(title, n) for title, n in _outline(reader) if title in expected.chapters]
+    problems = []
+    if [t for t, _ in chapters] != expected.chapters:
+        problems.append(f"chapters in the PDF's outline {[t for t, _ in chapters]} != {expected.chapters}")
+    starts = [n for _, n in chapters]
+    if len(set(starts)) != len(starts) or starts != sorted(starts):
+        problems.append(f"chapters do not each start a new page: pages {[n + 1 for n in starts]}")
+    for title, n in chapters:
+        if title not in pages[n]:
+            problems.append(f"chapter title {title!r} is not printed on page {n + 1}")
+        elif top_line(reader.pages[n]) != title:
+            problems.append(f"chapter {title!r} does not start page {n + 1}: {top_line(reader.pages[n])!r} is above it")
+    return problems
+
+
+def check_pdf(pdf: Path, expected: Expected) -> list[str]:
+    """Everything wrong with the printed book ``pdf``; an empty list means it passes."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(pdf)
+    pages = [_lines(page.extract_text() or "") for page in reader.pages]
+    text = "\n".join(line for page in pages for line in page)
+    problems = chapter_problems(reader, expected, pages)
+    images = sum(len(page.images) for page in reader.pages)
+    if images < len(expected.figures) + len(expected.explorers):
+        problems.append(f"{images} images for {len(expected.figures)} figures and {len(expected.explorers)} explorers")
+    flat = re.sub(r"\s+", " ", text)
+    problems += [f"the explorer's static figure is not printed (no caption {caption!r})"
+                 for caption in expected.explorers if caption not in flat]
+    problems += [f"figure {n} is not printed (no caption 'Fig. {n}')" for n in expected.figures
+                 if not re.search(rf"Fig\. {re.escape(n)}\b", text)]
+    for pattern in RAW_TEX:
+        problems += [f"raw TeX printed: {m.group(0)!r}" for m in re.finditer(pattern, text)][:3]
+    for word in WEB_ONLY:
+        where = [i + 1 for i, lines in enumerate(pages) if word in " ".join(lines)]
+        if where:
+            problems.append(f"web-only {word!r} printed on pages {where}")
+    return problems
