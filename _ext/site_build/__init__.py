@@ -2,10 +2,6 @@
 
 A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
 
-* serves MathJax from the site itself: ``mathjax_path`` (``_config.yml``)
-  points into ``_static/mathjax/``, which is filled from the npm package
-  ``mathjax`` (``node_modules/``, installed by ``make assets``) when the
-  builder starts (:mod:`.mathjax`);
 * re-executes every notebook when the code the notebooks import changes
   (``src/``, ``requirements.txt``, ``pyproject.toml``): every page depends
   on those files, and the jupyter-cache, which keys on cell source only, is
@@ -25,14 +21,13 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from . import checks, freshness, mathjax, reproducible
+from . import checks, freshness, reproducible
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     reproducible.default_source_date_epoch()
     # After myst-nb (priority 500) has resolved the jupyter-cache path.
     app.connect("builder-inited", freshness.invalidate_stale_cache, priority=900)
-    app.connect("builder-inited", mathjax.copy_mathjax, priority=900)
     app.connect("source-read", freshness.note_dependencies)
     # Last, so that every other extension has added its scripts.
     app.connect("html-page-context", checks.no_external_assets, priority=999)
