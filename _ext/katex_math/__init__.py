@@ -24,6 +24,8 @@ focusable. This extension
   connection until Node listens. Its Unix-socket start connects as soon as
   the socket file exists, which Node creates a moment before it accepts
   connections: on a busy machine the build then fails with "Connection refused";
+* lets a display formula wider than a phone's column scroll instead of
+  overflowing out of reach (``static/katex-layout.css``);
 * preloads, on pages with math, the two fonts nearly every formula uses
   (:data:`PRELOADED_FONTS`), so that text set in them does not reflow when
   they arrive (:func:`preload_fonts`).
@@ -49,8 +51,9 @@ from sphinx.util.fileutil import copy_asset
 
 logger = logging.getLogger(__name__)
 
+HERE = Path(__file__).resolve().parent
 #: ``node_modules`` beside ``_ext/`` (installed by ``make assets``).
-NODE_MODULES = Path(__file__).resolve().parents[2] / "node_modules"
+NODE_MODULES = HERE.parents[1] / "node_modules"
 #: Where the stylesheet and fonts live in the built site, under ``_static/``.
 STATIC_DIR = "katex"
 RENDERER = "katex_build_time"
@@ -137,6 +140,12 @@ def copy_katex(app: Sphinx) -> None:
     copy_asset(dist / "fonts", target / "fonts", excluded=lambda name: not name.endswith(".woff2"))
 
 
+def add_stylesheet(app: Sphinx) -> None:
+    """The layout fix of ``static/katex-layout.css`` (wide formulas scroll on a phone)."""
+    app.config.html_static_path.append(str(HERE / "static"))
+    app.add_css_file("katex-layout.css")
+
+
 def preload_fonts(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree) -> None:
     """On a page with math, ``<link rel="preload">`` the :data:`PRELOADED_FONTS`.
 
@@ -160,6 +169,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
                                block_renderers=(_located(sphinx_katex.html_visit_displaymath), None))
     app.connect("config-inited", use_katex)
     app.connect("builder-inited", copy_katex)
+    app.connect("builder-inited", add_stylesheet)
     app.connect("builder-inited", start_katex_server, priority=900)  # after sphinxcontrib-katex's
     app.connect("html-page-context", preload_fonts)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
