@@ -16,7 +16,10 @@ other hosts blocked (:mod:`tools.page_audit`). Then, for each page:
 * axe-core finds no WCAG 2.1 A or AA violation in the article (the markup
   the book and its extensions write); one in the theme's chrome fails too,
   unless :data:`THEME_ALLOWLIST` names it with its reason;
-* it names a favicon the site serves, and has a meta description.
+* it names a favicon the site serves, and has a meta description;
+* its markup carries only what it uses: the theme's icons inline (no Font
+  Awesome script or webfont), the search scripts only on the search page,
+  and every figure sized, all but the first loaded lazily.
 
 Nothing here times anything: Lighthouse's timings are ``make bench``'s.
 """
@@ -205,3 +208,36 @@ def test_every_page_names_a_favicon_the_site_serves_and_has_a_description(site_d
         if found:
             problems[path] = found
     assert problems == {}, report(problems)
+
+
+#: The theme's icons every page of the book after the first shows (header, sidebars, previous link) ...
+PAGE_ICONS = {"angle-left", "arrow-up", "bars", "circle-half-stroke", "moon", "sun", "download", "expand", "file-pdf",
+              "magnifying-glass"}
+#: ... and those of a page with code cells: source downloads, page contents, launch and Live Code, next link.
+NOTEBOOK_ICONS = {"angle-right", "code", "file", "list", "outdent", "play", "rocket"}
+ICON = re.compile(r'<svg class="svg-inline--fa [^"]*?fa-([a-z-]+)(?: fa-lg)?"[^>]*>'
+                  r'<path fill="currentColor" d="[^"]{20,}')
+
+
+def test_pages_carry_only_what_they_use(site_dir, pages):
+    problems = {}
+    for path in pages:
+        html = (site_dir / path).read_text()
+        found = [f"Font Awesome {what}" for what in ("fontawesome.js", "fa-solid-900") if what in html]
+        found += [f"icon left to a script or font: {tag}" for tag in re.findall(r'<(?:i|span) class="[^"]*\bfa-[^>]*>',
+                                                                                html)]
+        if path != "search.html":
+            found += [f"search script: {s}" for s in re.findall(r'<script[^>]*(?:searchtools|searchindex)[^>]*>', html)]
+        wanted = set()
+        if path in toc.pages()[1:]:
+            wanted = PAGE_ICONS | (NOTEBOOK_ICONS if 'class="cell' in html else set())
+        if wanted - set(ICON.findall(html)):
+            found.append(f"icons missing: {sorted(wanted - set(ICON.findall(html)))}")
+        figures = re.findall(r'<img [^>]*src="[^"]*_images/[^"]*"[^>]*>', html)
+        found += [f"figure without width/height: {tag[:120]}" for tag in figures
+                  if not re.search(r'\bwidth="\d+"', tag) or not re.search(r'\bheight="\d+"', tag)]
+        found += [f"figure after the first not lazy: {tag[:120]}" for tag in figures[1:] if 'loading="lazy"' not in tag]
+        if found:
+            problems[path] = found
+    assert problems == {}, report(problems)
+    assert any("_images/" in (site_dir / p).read_text() for p in pages), "no page has a figure"
