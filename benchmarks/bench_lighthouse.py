@@ -141,7 +141,7 @@ def page_bytes(site: Path, pages: list[str], first: str) -> dict[str, tuple[int,
                 page.context.close()
                 warm = None
                 if path != first:
-                    page = page_audit.open_page(browser, server)
+                    page = page_audit.open_page(browser, server, http_cache=True)
                     page_audit.visit(page, server, first)
                     warm = page_audit.visit(page, server, path).bytes
                     page.context.close()

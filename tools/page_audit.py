@@ -84,9 +84,20 @@ class Visit:
         return sum(s["value"] for s in self.shifts)
 
 
-def open_page(browser, server, **context_kw):
-    """A page at a phone's viewport (or ``context_kw``) that may reach only ``server``, recording shifts."""
-    page = chromium.open_page(browser, {server.url}, **(context_kw or PHONE))
+def open_page(browser, server, *, http_cache: bool = False, **context_kw):
+    """A page at a phone's viewport (or ``context_kw``) that may reach only ``server``, recording shifts.
+
+    Playwright's request routing, which blocks other hosts, turns the browser's HTTP cache off. With
+    ``http_cache=True`` (a reader going on to a second page) nothing is routed: requests to other
+    hosts are only recorded (``page.external_requests``), and fail in the resolver (``chromium.FLAGS``).
+    """
+    if not http_cache:
+        page = chromium.open_page(browser, {server.url}, **(context_kw or PHONE))
+    else:
+        page = browser.new_context(**(context_kw or PHONE)).new_page()
+        page.external_requests = []
+        page.on("request", lambda r: r.url.startswith((server.url + "/", "data:", "blob:"))
+                or page.external_requests.append(r.url))
     page.add_init_script(LAYOUT_SHIFTS)
     return page
 
