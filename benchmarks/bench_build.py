@@ -7,10 +7,9 @@ repository's own ``_build/`` is never touched:
 * clean build: a new copy, no cache (repeated, median reported);
 * no-change rebuild: ``make build`` again with nothing edited;
 * one-chapter rebuild: after adding a code cell to one chapter, the one
-  whose notebook took longest to execute in the clean build (worst case);
-* page weight: each chapter page loaded in headless Chromium with an empty
-  browser cache, until the network is idle and MathJax has typeset; the
-  bytes of every response (HTML, CSS, JS, fonts, images), before launch.
+  whose notebook took longest to execute in the clean build (worst case).
+
+What a page costs a reader (bytes, Lighthouse) is ``bench_lighthouse.py``'s.
 
 Targets on 2 cores: clean < 90 s, no-change < 10 s, one chapter < 20 s.
 """
@@ -19,16 +18,12 @@ from __future__ import annotations
 
 import statistics
 import tempfile
-from collections import Counter
 from pathlib import Path
 
-from tools import ROOT, SITE, chromium, toc, workcopy
-from tools.servers import StaticServer
+from tools import ROOT, workcopy
 
 REPEATS = 3
 TARGETS = {"clean build": 90.0, "no-change rebuild": 10.0, "one-chapter rebuild": 20.0}
-KINDS = {"document": "HTML", "stylesheet": "CSS", "script": "JS", "font": "fonts", "image": "images"}
-MATHJAX_DONE = "() => window.MathJax && MathJax.startup ? MathJax.startup.promise.then(() => 1) : 0"
 
 
 def timed_build(copy: Path) -> workcopy.BuildResult:
@@ -63,44 +58,7 @@ def build_times(tmp: Path) -> tuple[dict[str, list[float]], str, float, Path]:
     return times, chapter, execution, copy
 
 
-def page_weights(site: Path, pages: list[str]) -> dict[str, Counter]:
-    """Bytes downloaded per kind of resource for each page, with an empty cache."""
-    from playwright.sync_api import sync_playwright
-
-    server = StaticServer(site)
-    weights = {}
-    try:
-        with sync_playwright() as pw:
-            browser = chromium.launch(pw)
-            for name in pages:
-                weights[name] = _weigh(browser, f"{server.url}/{name}", server.url)
-            browser.close()
-    finally:
-        server.stop()
-    return weights
-
-
-def _weigh(browser, page_url: str, origin: str) -> Counter:
-    page = chromium.open_page(browser, {origin})
-    responses = []
-    page.on("response", lambda response: responses.append(response))
-    page.goto(page_url, wait_until="networkidle")
-    page.evaluate(MATHJAX_DONE)
-    page.wait_for_load_state("networkidle")
-    weight = Counter()
-    for response in responses:
-        kind = KINDS.get(response.request.resource_type, "other")
-        weight[kind] += len(response.body()) if response.status == 200 else 0
-        weight["requests"] += 1
-    page.context.close()
-    return weight
-
-
-def kib(n: int) -> str:
-    return f"{n / 1024:.0f}"
-
-
-def report(times, chapter, execution, weights) -> str:
+def report(times, chapter, execution) -> str:
     lines = ["| build | median (s) | runs (s) | target (s) | met |", "|---|---:|---|---:|---|"]
     for name, runs in times.items():
         median = statistics.median(runs)
@@ -108,27 +66,14 @@ def report(times, chapter, execution, weights) -> str:
         lines.append(f"| {name} | {median:.1f} | {', '.join(f'{r:.1f}' for r in runs)} "
                      f"| < {TARGETS[name]:.0f} | {met} |")
     lines += ["", f"One-chapter rebuild edits `{chapter}`, the slowest notebook "
-              f"({execution:.1f} s to execute in the last clean build).", "",
-              "Bytes a reader downloads for each chapter page before pressing launch "
-              "(empty cache, uncompressed, until MathJax has typeset):", "",
-              "| page | HTML | CSS | JS | fonts | images | other | total (KiB) | requests |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for name, w in weights.items():
-        total = sum(w[k] for k in (*KINDS.values(), "other"))
-        lines.append(f"| {name} | " + " | ".join(kib(w[k]) for k in (*KINDS.values(), "other"))
-                     + f" | {kib(total)} | {w['requests']} |")
-    totals = [sum(w[k] for k in (*KINDS.values(), "other")) for w in weights.values()]
-    lines += ["", f"Median chapter page: {statistics.median(totals) / 1024:.0f} KiB; "
-              f"largest: {max(totals) / 1024:.0f} KiB."]
+              f"({execution:.1f} s to execute in the last clean build)."]
     return "\n".join(lines)
 
 
 def main() -> str:
     with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
-        times, chapter, execution, copy = build_times(Path(tmp))
-        chapter_pages = toc.pages()[1:]  # every page of the table of contents but the landing page
-        weights = page_weights(copy / SITE, chapter_pages)
-    return report(times, chapter, execution, weights)
+        times, chapter, execution, _ = build_times(Path(tmp))
+    return report(times, chapter, execution)
 
 
 if __name__ == "__main__":

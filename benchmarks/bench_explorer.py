@@ -81,7 +81,7 @@ def write_page(directory: Path) -> None:
     data_json = explorer_json()
     for name in (ext.JS_FILE, ext.CSS_FILE):
         shutil.copy(ext.STATIC / name, directory / name)
-    body = ext.render_open("attention-explorer-1", data_json, ext._fallback_png(data_json)) + "</div>"
+    body = ext.render_open("attention-explorer-1", data_json) + ext.render_close()
     (directory / "index.html").write_text(
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<link rel='stylesheet' href='{ext.CSS_FILE}'><script defer src='{ext.JS_FILE}'></script></head>"

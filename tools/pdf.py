@@ -8,7 +8,8 @@ module, which
 2. opens it in the Chromium of the browser tests (:mod:`tools.chromium`:
    every request to another host is blocked and fails the print), with the
    explorer's script answered by an empty one, so the explorer keeps its
-   static figure;
+   static figure (taken out of its ``<noscript>``), and every image loaded
+   at once;
 3. waits until the math is typeset (MathJax's ``startup.promise`` if the page
    has MathJax; math prerendered at build time needs no wait), the fonts are
    loaded and every image is decoded; a ``.math`` element still untypeset
@@ -50,6 +51,13 @@ HEADER = ('<div style="font-size:8pt;width:100%;text-align:right;padding-right:1
           '<span class="title"></span></div>')
 FOOTER = ('<div style="font-size:8pt;width:100%;text-align:center;color:#555;">'
           '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+
+#: The explorer's static figure sits in <noscript> (for readers without JavaScript), which a page
+#: that runs scripts does not render: the print puts it in the page, and loads every image now.
+PREPARE_PRINT = """() => {
+  for (const box of document.querySelectorAll('.attention-explorer noscript')) box.outerHTML = box.textContent;
+  for (const img of document.querySelectorAll('img[loading="lazy"]')) img.loading = 'eager';
+}"""
 
 WAIT_FOR_PAGE = """async () => {
   if (window.MathJax && window.MathJax.startup) await window.MathJax.startup.promise;
@@ -96,6 +104,7 @@ def print_pdf(browser, site: Path, out: Path, page_name: str | None = None) -> d
         page.emulate_media(media="print")
         page.goto(f"{server.url}/", wait_until="load", timeout=TIMEOUT)
         page.evaluate(fix_links_script(page_name))
+        page.evaluate(PREPARE_PRINT)
         state = page.evaluate(WAIT_FOR_PAGE)
         if state["untypeset"]:
             raise RuntimeError(f"{state['untypeset']} math elements were not typeset: not printing")

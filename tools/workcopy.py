@@ -148,7 +148,8 @@ def first_difference(bytes_a: bytes, bytes_b: bytes) -> str:
     return f"one has {len(lines_a)} lines, the other {len(lines_b)}"
 
 
-TINY_BOOK_FILES = ("_config.yml", "Makefile", "pyproject.toml", "requirements.txt", "package.json", "references.bib")
+TINY_BOOK_FILES = ("_config.yml", "Makefile", "pyproject.toml", "requirements.txt", "package.json", "references.bib",
+                   "favicon.svg")
 TINY_BOOK_FOLDERS = ("_ext", "tools")  # the extensions, and `make build`'s own tool
 NOTEBOOK_HEADER = """---
 jupytext:

@@ -15,19 +15,22 @@ The options set the starting sliders (the book's defaults from
 ``selfattention.defaults`` when omitted). At build time the directive embeds,
 as JSON, the data of :func:`selfattention.interactive.explorer_data.explorer_data` (settings,
 slider ranges, the book's unit noise draws, the leave-one-out candidate
-temperatures), plus a PNG of ``selfattention.figures.smoothing.plot_smoothing``
-at the starting settings. Readers without JavaScript see that PNG; with
-JavaScript, ``attention_explorer.js`` replaces it by the live explorer. The
-extension registers the script and its stylesheet for the pages that use the
-directive only, and Sphinx copies them into the site's ``_static``: nothing
-is loaded from another host.
+temperatures), and a PNG of ``selfattention.figures.smoothing.plot_smoothing``
+at the starting settings, written beside myst-nb's outputs
+(``_build/attention_explorer/``) and put in the page as an image node, which
+Sphinx copies into ``_images/`` like any figure. The image is in a
+``<noscript>``: readers without JavaScript see it, and a browser that runs
+``attention_explorer.js``, which builds the live explorer in its place,
+never downloads it. The extension registers the script and its stylesheet
+for the pages that use the directive only, and Sphinx copies them into the
+site's ``_static``: nothing is loaded from another host.
 """
 
 from __future__ import annotations
 
-import base64
 import functools
-import html
+import hashlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
@@ -47,7 +50,7 @@ FALLBACK_ALT = (
 
 
 class attention_explorer(nodes.General, nodes.Element):
-    """Placeholder node: ``data_json`` and ``png`` become the explorer's HTML."""
+    """The explorer: ``data_json`` becomes its HTML; its child image is the no-JavaScript fallback."""
 
 
 class AttentionExplorer(SphinxDirective):
@@ -69,48 +72,62 @@ class AttentionExplorer(SphinxDirective):
         except ValueError as exc:
             raise self.error(f"attention-explorer: {exc}") from exc
         serial = self.env.new_serialno("attention-explorer")
-        node = attention_explorer(
-            ids=[f"attention-explorer-{serial}"], data_json=data_json, png=_fallback_png(data_json)
-        )
+        node = attention_explorer(ids=[f"attention-explorer-{serial}"], data_json=data_json)
+        png = fallback_file(Path(self.env.app.outdir).parent / "attention_explorer", data_json)
+        node += nodes.image(uri="/" + os.path.relpath(png, self.env.srcdir), alt=FALLBACK_ALT)
         self.set_source_info(node)
         return [node]
 
 
 @functools.lru_cache(maxsize=8)
-def _fallback_png(data_json: str) -> str:
-    """Base64 PNG of the package's figure for the explorer's starting data."""
+def fallback_png(data_json: str) -> bytes:
+    """PNG of the package's figure for the explorer's starting data."""
     import json
 
     from selfattention.figures.smoothing import plot_smoothing
     from selfattention.interactive.explorer_data import fallback_series
 
-    fig = plot_smoothing(*fallback_series(json.loads(data_json)))
-    return base64.b64encode(fig._repr_png_()).decode("ascii")
+    return plot_smoothing(*fallback_series(json.loads(data_json)))._repr_png_()
 
 
-def render_open(ident: str, data_json: str, png_base64: str) -> str:
-    """The explorer element's opening HTML: its data and its no-JS fallback.
+def fallback_file(folder: Path, data_json: str) -> Path:
+    """:func:`fallback_png` written in ``folder``, named by its content (written again only if missing)."""
+    png = fallback_png(data_json)
+    path = folder / f"attention-explorer-{hashlib.sha256(png).hexdigest()[:16]}.png"
+    if not path.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(png)
+    return path
 
-    The element is closed by ``</div>``; ``attention_explorer.js`` turns every
-    ``[data-attention-explorer]`` element into a live explorer.
+
+def render_open(ident: str, data_json: str) -> str:
+    """The explorer element's opening HTML: its data, and the opening of its no-JS fallback.
+
+    The fallback's image follows, then :func:`render_close`.
+    ``attention_explorer.js`` turns every ``[data-attention-explorer]``
+    element into a live explorer.
     """
     return (
         f'<div class="attention-explorer" id="{ident}" data-attention-explorer>'
         f'<script type="application/json" class="attention-explorer-data">{data_json}</script>'
-        '<figure class="attention-explorer-fallback">'
-        f'<img src="data:image/png;base64,{png_base64}" alt="{html.escape(FALLBACK_ALT)}">'
-        "<figcaption>The engineered attention head at the explorer's starting settings. "
-        # Not on paper (print.css hides .screen-only): a printed page has no sliders.
-        '<span class="screen-only">Turn on JavaScript to move its sliders.</span></figcaption></figure>'
+        '<noscript><figure class="attention-explorer-fallback">'
     )
 
 
+def render_close() -> str:
+    """The end of the fallback (its caption) and of the explorer element."""
+    return ("<figcaption>The engineered attention head at the explorer's starting settings. "
+            # Not on paper (print.css hides .screen-only): a printed page has no sliders.
+            '<span class="screen-only">Turn on JavaScript to move its sliders.</span>'
+            "</figcaption></figure></noscript></div>\n")
+
+
 def visit_html(self, node):
-    self.body.append(render_open(node["ids"][0], node["data_json"], node["png"]))
+    self.body.append(render_open(node["ids"][0], node["data_json"]))
 
 
 def depart_html(self, node):
-    self.body.append("</div>\n")
+    self.body.append(render_close())
 
 
 def skip(self, node):

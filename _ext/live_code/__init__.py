@@ -4,15 +4,18 @@ A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``) that
 replaces sphinx-thebe's loader, which fetches thebe 0.8.2 from a CDN and can
 only talk to Binder. It
 
-* copies thebe 0.9.3 (``lib/``, including ``thebe.css``) and require.js from
-  ``node_modules/`` (``make assets``) into ``_static/live-code/`` when the
-  build finishes, so the page never fetches them from another host;
+* copies thebe 0.9.3 (``lib/``, including ``thebe.css``), require.js and
+  KaTeX's two scripts from ``node_modules/`` (``make assets``) into
+  ``_static/live-code/`` when the build finishes, so the page never fetches
+  them from another host;
 * keeps sphinx-thebe (which jupyter-book loads for the launch button) from
   adding its loader and page configuration (:func:`disconnect_sphinx_thebe`), and writes its own
   per-page configuration (kernel, notebook path, Binder repository) as JSON;
 * adds ``live-code.js``, which bootstraps thebe with explicit options for
   Binder (the default) or for a Jupyter server named in the page URL's
-  fragment (``#jupyter=<url>&token=<token>``; ``make live`` prints such a URL).
+  fragment (``#jupyter=<url>&token=<token>``; ``make live`` prints such a URL);
+  LaTeX that a kernel prints is typeset by KaTeX through ``live-math.js``
+  (thebe's ``mathjaxUrl``), which loads KaTeX (copied with thebe) only then.
   thebe fetches require.js from a fixed CDN address (no option changes it):
   the script's ``serveRequireJsLocally`` answers that one fetch with the
   site's copy.
@@ -39,7 +42,9 @@ NODE_MODULES = HERE.parents[1] / "node_modules"
 #: Where the copied assets live in the built site, under ``_static/``.
 ASSET_DIR = "live-code"
 #: npm files copied into ``_static/live-code/``: (package, file or directory, target).
-NPM_ASSETS = (("thebe", "lib", "thebe"), ("requirejs", "require.js", "require.js"))
+NPM_ASSETS = (("thebe", "lib", "thebe"), ("requirejs", "require.js", "require.js"),
+              ("katex", "dist/katex.min.js", "katex/katex.min.js"),
+              ("katex", "dist/contrib/auto-render.min.js", "katex/auto-render.min.js"))
 #: sphinx-thebe's listeners that this extension replaces: the one that adds its
 #: loader (thebe 0.8.2 from a CDN, Binder only) and the one that adds its page configuration.
 SPHINX_THEBE_LISTENERS = {
@@ -54,7 +59,9 @@ def _unwanted(relative: str) -> bool:
 
 
 def copy_assets(app: Sphinx, exception: Exception | None) -> None:
-    """Copy thebe's ``lib/`` and require.js into ``_static/live-code/``, skipping unchanged files."""
+    """Copy :data:`NPM_ASSETS` (thebe's ``lib/``, require.js, KaTeX's scripts) into ``_static/live-code/``.
+
+    Files that are already up to date are skipped."""
     if exception is not None or app.builder.format != "html":
         return
     if not (NODE_MODULES / "thebe" / "lib" / "index.js").is_file():

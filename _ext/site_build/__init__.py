@@ -2,10 +2,6 @@
 
 A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
 
-* serves MathJax from the site itself: ``mathjax_path`` (``_config.yml``)
-  points into ``_static/mathjax/``, which is filled from the npm package
-  ``mathjax`` (``node_modules/``, installed by ``make assets``) when the
-  builder starts (:mod:`.mathjax`);
 * re-executes every notebook when the code the notebooks import changes
   (``src/``, ``requirements.txt``, ``pyproject.toml``): every page depends
   on those files, and the jupyter-cache, which keys on cell source only, is
@@ -32,7 +28,7 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from . import checks, failures, freshness, healing, incremental, mathjax, reproducible
+from . import checks, failures, freshness, healing, incremental, reproducible
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -42,7 +38,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # After myst-nb (priority 500) has resolved the jupyter-cache path.
     app.connect("builder-inited", healing.heal_execution_cache, priority=850)
     app.connect("builder-inited", freshness.invalidate_stale_cache, priority=900)
-    app.connect("builder-inited", mathjax.copy_mathjax, priority=900)
     app.connect("source-read", freshness.note_dependencies)
     app.connect("doctree-read", failures.stop_at_failed_cell)
     incremental.setup(app)

@@ -24,7 +24,7 @@ FETCHING_TAG = re.compile(
 WIDGET_MIMETYPES = ("application/vnd.jupyter.widget-view+json",
                     "application/vnd.jupyter.widget-state+json")
 TEXT_SUFFIXES = {".html", ".js", ".css", ".txt", ".json", ".svg", ".xml"}
-SKIPPED_DIRS = ("_static/mathjax",)  # third-party bytes copied verbatim
+SKIPPED_DIRS = ()  # third-party bytes copied verbatim (none today)
 
 
 def external_assets(context: dict[str, Any]) -> list[str]:

@@ -22,10 +22,15 @@ API = f"document.querySelector('{SELECTOR}').attentionExplorer"
 TOL = 1e-9
 
 
+DRAWN = f"document.querySelector('{SELECTOR} .ae-scale-max').textContent !== ''"
+
+
 @pytest.fixture
 def explorer(page, site_url):
     page.goto(f"{site_url}/book/smoothing.html", wait_until="networkidle")
     page.wait_for_function(f"!!{API}")
+    page.locator(SELECTOR).scroll_into_view_if_needed()
+    page.wait_for_function(DRAWN)  # it draws once it comes near the viewport
     return page
 
 
@@ -82,9 +87,41 @@ def test_starts_at_the_chapters_figure_and_replaces_the_fallback(explorer):
     assert explorer.locator(f"{SELECTOR} canvas").count() == 2
     for key, text in (("sigma", "0.30"), ("tau", "0.005"), ("n", "100")):
         readout = explorer.locator(f"{SELECTOR} output[for$='-{key}']")
-        assert readout.get_attribute("aria-live") == "polite"
+        # Announced once per change, by the slider: the readout is hidden from screen readers.
+        assert readout.get_attribute("aria-hidden") == "true" and readout.get_attribute("aria-live") is None
         assert readout.text_content() == text
+        assert explorer.locator(f"{SELECTOR} input[id$='-{key}']").get_attribute("aria-valuetext") == text
+    assert explorer.locator(f"{SELECTOR} [aria-live]").count() == 1  # the best-tau result
+    loaded = explorer.evaluate("performance.getEntriesByType('resource').map(entry => entry.name)")
+    assert not [url for url in loaded if "attention-explorer-" in url], "the no-JavaScript figure was downloaded"
     assert explorer.external_requests == []
+
+
+def test_draws_only_when_it_comes_near_the_viewport(page, site_url):
+    page.goto(f"{site_url}/book/smoothing.html", wait_until="networkidle")
+    page.wait_for_function(f"!!{API}")
+    assert page.evaluate(f"window.scrollY === 0 && !({DRAWN})"), "drew while far below the first screen"
+    before = page.locator(SELECTOR).bounding_box()["height"]
+    page.locator(SELECTOR).scroll_into_view_if_needed()
+    page.wait_for_function(DRAWN)
+    assert page.locator(SELECTOR).bounding_box()["height"] == before  # its box was final from the start
+    assert_matches_package(page)
+
+
+def test_temperature_is_spoken_in_words(explorer):
+    explorer.evaluate(f"{API}.setParams({{tau: 1e-6}})")
+    slider = explorer.locator(f"{SELECTOR} input[id$='-tau']")
+    assert explorer.locator(f"{SELECTOR} output[for$='-tau']").text_content() == "1.00e-6"
+    assert slider.get_attribute("aria-valuetext") == "1.00 times 10 to the power of minus 6"
+    explorer.evaluate(f"{API}.setParams({{sigma: 0.0, n: 50}})")
+    explorer.locator(f"{SELECTOR} button.ae-best").click()
+    best = explorer.locator(f"{SELECTOR} .ae-best-value")
+    assert best.get_attribute("aria-live") == "polite"
+    tau = params(explorer)["tau"]
+    assert tau < 1e-3, tau  # no noise: the least error is at the smallest candidates
+    spoken = best.locator(".ae-visually-hidden").text_content()
+    assert spoken.startswith("Best temperature: tau = ") and "times 10 to the power of minus" in spoken
+    assert best.locator("[aria-hidden=true]").text_content().startswith("τ = ")
 
 
 @pytest.mark.parametrize(
@@ -304,6 +341,8 @@ def test_without_javascript_the_static_figure_shows(browser, site_url):
         assert image.is_visible()
         assert image.evaluate("img => img.complete && img.naturalWidth > 300")
         assert "attention matrix" in image.get_attribute("alt")
+        assert image.get_attribute("src").startswith("../_images/attention-explorer-")  # a file, not base64
+        assert image.evaluate("img => img.closest('noscript') !== null")
         assert page.locator(f"{SELECTOR} canvas").count() == 0
         page.locator(SELECTOR).screenshot(path="/tmp/explorer-nojs.png")
         assert page.external_requests == []

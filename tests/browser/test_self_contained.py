@@ -4,13 +4,14 @@ For each HTML page of the site (not only the chapters: also the landing
 page, search and the index), headless Chromium loads it through the local
 server with requests to other hosts blocked, then checks that
 
-* no request to another host was attempted (MathJax, fonts, scripts, ...);
+* no request to another host was attempted (fonts, scripts, ...);
 * no request to the site itself failed (a missing font or script is a 404);
 * every image loaded (``complete`` and a non-zero natural width);
-* on pages with math, MathJax typeset every formula (one ``mjx-container``
-  per formula); and on every page no raw TeX delimiter (``$$``, ``\\(``,
-  ``\\[``) is left in the text outside code (math that was never parsed or
-  never typeset).
+* every formula arrived typeset (KaTeX's HTML and MathML, written when the
+  book was built: ``_ext/katex_math``), none is a KaTeX error, and no script
+  typesets math in the page; and on every page no raw TeX delimiter (``$$``,
+  ``\\(``, ``\\[``) is left in the text outside code (math that was never
+  parsed or never typeset).
 
 The launch button is never pressed here: Binder, the one allowed other host,
 is only contacted after a reader presses it (see ``test_thebe.py``).
@@ -23,23 +24,21 @@ from pathlib import Path
 from tools import toc
 
 MATH_SELECTOR = "div.math, span.math"
-# Text outside code and MathJax output, where TeX delimiters must not survive.
+# Text outside code and typeset math, where TeX delimiters must not survive.
 TEXT_OUTSIDE_CODE = """() => {
     const main = document.querySelector('main') || document.body;
     const copy = main.cloneNode(true);
-    copy.querySelectorAll('pre, code, script, style, mjx-container, mjx-assistive-mml, .MathJax')
+    copy.querySelectorAll('pre, code, script, style, .katex')
         .forEach(el => el.remove());
     return copy.textContent;
 }"""
-# How many formulas MathJax typeset, once it has finished (0 if it never started).
-MATHJAX_RENDERED = """async () => {
-    for (let waited = 0; !(window.MathJax && MathJax.startup && MathJax.startup.promise); waited += 100) {
-        if (waited > 10000) return 0;
-        await new Promise(resolve => setTimeout(resolve, 100));
-    }
-    await MathJax.startup.promise;
-    return document.querySelectorAll('mjx-container').length;
-}"""
+# Formulas that did not arrive typeset (no KaTeX HTML with MathML, or a KaTeX error), and math scripts.
+UNTYPESET = """() => ({
+    untypeset: [...document.querySelectorAll('div.math, span.math')]
+        .filter(el => !el.querySelector('.katex .katex-mathml math') || el.querySelector('.katex-error'))
+        .map(el => el.textContent.slice(0, 80)),
+    typesetters: ['MathJax', 'katex', 'renderMathInElement'].filter(name => name in window),
+})"""
 LOAD_ALL_IMAGES = """async () => {
     const images = [...document.images];
     images.forEach(img => { img.loading = 'eager'; });
@@ -68,11 +67,9 @@ def check_page(page, url: str) -> list[str]:
     page.goto(url, wait_until="networkidle")
     problems = [f"tried another host: {u}" for u in page.external_requests[external_before:]]
     problems += [f"image did not load: {i['src']}" for i in page.evaluate(LOAD_ALL_IMAGES) if not i["ok"]]
-    formulas = page.locator(MATH_SELECTOR).count()
-    if formulas:
-        rendered = page.evaluate(MATHJAX_RENDERED)
-        if rendered < formulas:
-            problems.append(f"MathJax rendered {rendered} of {formulas} formulas")
+    math = page.evaluate(UNTYPESET)
+    problems += [f"formula not typeset at build time: {tex!r}" for tex in math["untypeset"]]
+    problems += [f"a math typesetting script ran: {name}" for name in math["typesetters"]]
     text = page.evaluate(TEXT_OUTSIDE_CODE)
     problems += [f"raw TeX delimiter {d!r} left in the text" for d in ("$$", "\\(", "\\[") if d in text]
     page.goto("about:blank")  # deliver this page's late events before moving on
@@ -94,9 +91,10 @@ def test_every_page_is_self_contained(page, site_dir, site_url):
 
 
 def test_math_pages_are_checked(page, site_dir, site_url):
-    """The math check above is not vacuous: some page has math, and MathJax ran on it."""
+    """The math check above is not vacuous: pages have formulas, and they arrive typeset."""
     with_math = [p for p in toc.pages() if 'class="math' in (site_dir / p).read_text()]
-    assert with_math, "no page has math: the MathJax check would never run"
+    assert with_math, "no page has math: the math check would never run"
     page.goto(f"{site_url}/{with_math[0]}", wait_until="networkidle")
-    assert page.evaluate(MATHJAX_RENDERED) > 0
+    assert page.locator(MATH_SELECTOR).count() > 0
+    assert page.locator(f"{MATH_SELECTOR} .katex .katex-mathml math").count() == page.locator(MATH_SELECTOR).count()
     assert page.external_requests == []

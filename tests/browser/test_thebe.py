@@ -93,6 +93,30 @@ def test_plain_cell_prints_its_output(live_page):
     output.wait_for(timeout=RUN_TIMEOUT)
 
 
+def test_latex_output_is_typeset_by_katex_from_the_site(live_page):
+    """A kernel's LaTeX (sympy through IPython's Math) is typeset by KaTeX, which thebe loads
+    from the site when Live Code starts (``live-math.js``); a page that was only read loads no
+    math script (``test_page_budgets.py``)."""
+    def math_scripts():
+        urls = live_page.evaluate("performance.getEntriesByType('resource').map(entry => entry.name)")
+        scripts = [u for u in urls if u.split("?")[0].endswith(".js")]
+        return [u for u in scripts if "katex" in u or "live-math" in u or "mathjax" in u.lower()]
+
+    target = cell(live_page, "thebe-init")
+    set_source(live_page, target, "import sympy as sp\nfrom IPython.display import Math\n"
+                                  "Math(sp.latex(sp.Matrix([[1, sp.sqrt(2)], [0, sp.Rational(1, 3)]])))")
+    target.locator(".thebe-run-button").click()
+    output = target.locator('[data-mime-type="text/latex"]')
+    output.locator(".katex .katex-mathml math").wait_for(timeout=RUN_TIMEOUT)
+    assert output.locator(".katex-error").count() == 0
+    assert "sqrt" not in output.locator(".katex-html").inner_text()  # typeset, not TeX source
+    site = live_page.url.split("/book/")[0]
+    assert sorted(u.rsplit("/", 1)[-1].split("?")[0] for u in math_scripts()) == [
+        "auto-render.min.js", "katex.min.js", "live-math.js"]
+    assert all(u.startswith(site) for u in math_scripts())
+    assert live_page.external_requests == []
+
+
 def test_explore_slider_redraws_the_plot(live_page):
     target = cell(live_page, last=True)
     assert "explore()" in target.locator(".CodeMirror").inner_text()

@@ -34,6 +34,7 @@ DEFECTS = {
     "broken doc reference": ("See {doc}`missing-chapter`.\n", "missing-chapter"),
     "failing cell": ("```{code-cell} ipython3\nraise RuntimeError('cell failed on purpose')\n```\n",
                      "cell failed on purpose"),
+    "formula KaTeX cannot typeset": ("Math $\\frac{1}{\\notacommand{x}}$ here.\n", "KaTeX cannot typeset"),
     "unknown directive": ("```{not-a-directive}\nx\n```\n", "not-a-directive"),
     "asset from another host": ('<img src="https://example.com/logo.png" alt="logo">\n', "example.com"),
     "build path in the output": ("```{code-cell} ipython3\nimport os\nprint(os.getcwd())\n```\n",

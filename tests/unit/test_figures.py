@@ -37,7 +37,7 @@ from selfattention.figures import (
     smoothing,
     temperature_limits,
 )
-from selfattention.figures._style import BookFigure, new_figure
+from selfattention.figures._style import PALETTE, BookFigure, new_figure, palette_png
 from selfattention.studies import bias_variance as bv
 from selfattention.studies import gaussian_band as band_study
 from selfattention.studies import noise_and_samples as nas
@@ -478,3 +478,32 @@ def test_figures_render_reproducible_pngs(sine):
     first, second = (smoothing.plot_smoothing(*sine)._repr_png_() for _ in range(2))
     assert first == second
     assert imread(BytesIO(first)).shape[0] > 100
+
+
+def full_colour_png(fig) -> bytes:
+    buf = BytesIO()
+    fig.savefig(buf, format="png", dpi=fig.dpi, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def test_figures_are_palette_pngs_that_look_the_same(sine):
+    from PIL import Image
+
+    fig = smoothing.plot_smoothing(*sine)
+    full, small = full_colour_png(fig), fig._repr_png_()
+    assert len(small) < 0.5 * len(full)
+    with Image.open(BytesIO(small)) as palette, Image.open(BytesIO(full)) as original:
+        assert palette.mode == "P" and len(palette.getcolors(PALETTE)) <= PALETTE
+        a = np.asarray(palette.convert("RGB"), dtype=float)  # (h, w, 3)
+        b = np.asarray(original.convert("RGB"), dtype=float)
+    psnr = 10 * np.log10(255**2 / np.mean((a - b) ** 2))
+    assert psnr > 40, f"{psnr:.1f} dB"
+
+
+def test_palette_png_leaves_transparent_and_palette_images_alone():
+    from PIL import Image
+
+    for mode, pixel in (("RGBA", (10, 20, 30, 0)), ("P", 3)):
+        buf = BytesIO()
+        Image.new(mode, (8, 8), pixel).save(buf, "PNG")
+        assert palette_png(buf.getvalue()) == buf.getvalue()

@@ -5,8 +5,10 @@
  * attribute `data-attention-explorer` holds a <script type="application/json">
  * written at build time by selfattention.explorer.explorer_data() (settings,
  * slider ranges, the unit noise draws z of the book's seed, the leave-one-out
- * candidate temperatures) and a static fallback figure, which this script
- * replaces by two canvases and the sliders.
+ * candidate temperatures) and a static fallback figure in a <noscript>; this
+ * script builds the two canvases and the sliders in its place at once, and
+ * computes and draws when the explorer comes near the viewport (nothing to
+ * do on a page load that starts far above it).
  *
  * The math, in the package's words (selfattention.noisy_sine, gaussian_head,
  * choose_temperature):
@@ -147,6 +149,23 @@
     return tau < 1e-3 ? tau.toExponential(2) : String(Number(tau.toPrecision(3)));
   }
 
+  /** tau for the ear: "1.00 times 10 to the power of minus 8", not "1.00e-8". */
+  function spokenTau(tau) {
+    if (tau >= 1e-3) return formatTau(tau);
+    const [mantissa, exponent] = tau.toExponential(2).split("e");
+    const power = Number(exponent);
+    return `${mantissa} times 10 to the power of ${power < 0 ? "minus " : ""}${Math.abs(power)}`;
+  }
+
+  /** Call `callback` once, when `element` is within a viewport's height of being visible. */
+  function whenNearView(element, callback) {
+    if (!("IntersectionObserver" in window)) return callback();
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) { observer.disconnect(); callback(); }
+    }, { rootMargin: "100% 0px" });
+    observer.observe(element);
+  }
+
   function niceTicks(limit) {
     const step = limit > 4 ? 2 : limit > 2 ? 1 : 0.5;
     const ticks = [];
@@ -167,9 +186,17 @@
       this.timing = { computeMs: 0, drawMs: 0, latencyMs: 0 };
       this.pendingSince = null;
       this.frame = 0;
+      this.started = false;
       this.build();
-      this.compute();
       this.syncControls();
+      whenNearView(root, () => this.start());
+    }
+
+    /** The first computation and drawing (the layout is final from build() on: nothing moves). */
+    start() {
+      if (this.started) return;
+      this.started = true;
+      this.compute();
       this.resize();
       this.draw();
       new ResizeObserver(() => { this.resize(); this.schedule(); }).observe(this.panels);
@@ -213,7 +240,8 @@
       this.outputs = {};
       const labels = { sigma: "Noise σ", tau: "Temperature τ (log scale)", n: "Samples N" };
       const rows = ["sigma", "tau", "n"].map((key) => {
-        this.outputs[key] = el("output", { for: this.inputs[key].id, "aria-live": "polite", class: "ae-value" });
+        // For the eye: a screen reader announces the slider's own aria-valuetext on each change, once.
+        this.outputs[key] = el("output", { for: this.inputs[key].id, "aria-hidden": "true", class: "ae-value" });
         this.inputs[key].addEventListener("input", () => this.onSlider(key));
         return el("div", { class: "ae-control" }, [
           el("label", { for: this.inputs[key].id }, [labels[key]]), this.inputs[key], this.outputs[key],
@@ -280,9 +308,10 @@
 
     syncReadouts() {
       const text = { sigma: this.state.sigma.toFixed(2), tau: formatTau(this.state.tau), n: String(this.state.n) };
+      const spoken = { ...text, tau: spokenTau(this.state.tau) };
       for (const key of ["sigma", "tau", "n"]) {
         this.outputs[key].textContent = text[key];
-        this.inputs[key].setAttribute("aria-valuetext", text[key]);
+        this.inputs[key].setAttribute("aria-valuetext", spoken[key]);
       }
     }
 
@@ -304,6 +333,7 @@
 
     redraw() {
       if (this.frame) { cancelAnimationFrame(this.frame); this.frame = 0; }
+      this.start();
       const t0 = performance.now();
       this.compute();
       const t1 = performance.now();
@@ -445,11 +475,19 @@
       const choice = chooseTemperature(noisy, step, this.data.candidates);
       if (apply) {
         this.setParams({ tau: choice.tau });
-        this.bestOutput.textContent = `τ = ${formatTau(choice.tau)} (least leave-one-out error)`;
+        this.showBest(choice.tau);
       }
       return choice;
     }
   }
+
+  /** The best-tau result: shown as written, announced (live region) in words. */
+  Explorer.prototype.showBest = function (tau) {
+    this.bestOutput.replaceChildren(
+      el("span", { "aria-hidden": "true" }, [`τ = ${formatTau(tau)} (least leave-one-out error)`]),
+      el("span", { class: "ae-visually-hidden" }, [`Best temperature: tau = ${spokenTau(tau)}, the least leave-one-out error`]),
+    );
+  };
 
   function api(explorer) {
     return Object.freeze({
@@ -457,8 +495,8 @@
       get timing() { return { ...explorer.timing }; },
       get data() { return explorer.data; },
       setParams: (p) => explorer.setParams(p),
-      series: (opts) => explorer.series(opts),
-      chooseTemperature: (opts) => explorer.chooseTemperature(opts),
+      series: (opts) => { explorer.start(); return explorer.series(opts); },
+      chooseTemperature: (opts) => { explorer.start(); return explorer.chooseTemperature(opts); },
       redraw: () => explorer.redraw(),
     });
   }

@@ -82,7 +82,8 @@
       mountStatusWidget: false,
       mountActivateWidget: false,
       mountRestartAllButton: false,
-      mathjaxUrl: false, // thebe would fetch MathJax 2 from a CDN for LaTeX outputs
+      // LaTeX outputs: thebe loads this MathJax-2-shaped shim over KaTeX at the first one (never a CDN).
+      mathjaxUrl: STATIC + "live-math.js",
       kernelOptions: { kernelName: config.kernelName, path: config.path },
       codeMirrorConfig: { mode: "python" },
     };

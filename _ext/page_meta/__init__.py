@@ -1,0 +1,102 @@
+"""Accessibility and metadata of the markup the book produces.
+
+A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``):
+
+* hidden-cell toggles are named by what they show: myst-nb 1.4 writes
+  ``<summary aria-label="Toggle hidden content">`` around the visible
+  "Show code cell source", and a name that differs from the visible label
+  fails WCAG 2.5.3 (label in name). The node's HTML visitor is wrapped to
+  leave the ``aria-label`` out, so the name is the visible text;
+* citation lists use ARIA roles that exist: docutils 0.21 writes each entry
+  with ``role="doc-biblioentry"`` (deprecated in DPUB-ARIA 1.1, and then the
+  list has no ``listitem``); the wrapped visitor writes ``role="listitem"``;
+* every page has a meta description (:mod:`.description`); the generated
+  search and index pages get their name, the book's title and the first
+  page's description; a description shorter than 50 characters is a build
+  warning;
+* the site's root ``index.html`` is a real page (``<html lang>``, a title, a
+  description, a link) that redirects to the book's first page, written with
+  Sphinx's ``html_additional_pages`` (sphinx-external-toc then leaves it,
+  instead of writing a bare ``<meta http-equiv="Refresh">``).
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.util import logging
+
+from .description import MIN_LENGTH, description, shorten
+
+logger = logging.getLogger(__name__)
+HERE = Path(__file__).resolve().parent
+HIDDEN_CELL_LABEL = ' aria-label="Toggle hidden content"'
+ROOT_PAGE = "index"
+ROOT_TEMPLATE = "root-redirect.html"
+GENERATED_PAGES = {"genindex": "Index of", "search": "Search"}
+
+
+def _rewritten(visit, old: str, new: str):
+    """The translator's ``visit``, with ``old`` replaced by ``new`` in what it wrote."""
+    def wrapped(self, node: nodes.Element) -> None:
+        start = len(self.body)
+        try:
+            visit(self, node)
+        finally:
+            self.body[start:] = [part.replace(old, new) for part in self.body[start:]]
+    return wrapped
+
+
+def root_description(app: Sphinx) -> str:
+    """The description of the book's first page (its first paragraph)."""
+    return description(app.env.get_doctree(app.config.root_doc))
+
+
+def page_description(app: Sphinx, pagename: str, doctree) -> str:
+    """The page's first paragraph; for a generated page (search, index), its name and the book's."""
+    if doctree is not None:
+        return description(doctree)
+    name = GENERATED_PAGES.get(pagename, pagename.capitalize())
+    return shorten(f"{name} {app.config.html_title or app.config.project}. {root_description(app)}")
+
+
+def add_description(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree) -> None:
+    """``<meta name="description">`` unless the front matter gave one (html-page-context)."""
+    if pagename == ROOT_PAGE and templatename == ROOT_TEMPLATE:
+        context["root_description"] = root_description(app)
+        return
+    if 'name="description"' in context.get("metatags", ""):
+        return
+    text = page_description(app, pagename, doctree)
+    if len(text) < MIN_LENGTH:
+        logger.warning("page %s has no description of %d characters or more (%r): give it front matter "
+                       "myst: html_meta: description: ...", pagename, MIN_LENGTH, text,
+                       type="page_meta", subtype="description", location=pagename)
+    context["metatags"] = context.get("metatags", "") + f'\n<meta name="description" content="{html.escape(text)}" />'
+
+
+def add_root_page(app: Sphinx, config: Config) -> None:
+    """Write the site's root ``index.html`` from ``templates/root-redirect.html`` (a book rooted elsewhere)."""
+    if config.root_doc != ROOT_PAGE:
+        config.templates_path.append(str(HERE / "templates"))
+        config.html_additional_pages[ROOT_PAGE] = ROOT_TEMPLATE
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput, visit_HideCellInput
+
+    app.setup_extension("myst_nb")
+    app.add_node(HideCodeCellNode, override=True,
+                 html=(_rewritten(visit_HideCellInput, HIDDEN_CELL_LABEL, ""), depart_HideCellInput))
+    app.add_node(nodes.citation, override=True,
+                 html=(_rewritten(lambda self, node: type(self).visit_citation(self, node),
+                                  'role="doc-biblioentry"', 'role="listitem"'),
+                       lambda self, node: type(self).depart_citation(self, node)))
+    app.connect("config-inited", add_root_page, priority=900)  # after sphinx-external-toc sets root_doc
+    app.connect("html-page-context", add_description)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

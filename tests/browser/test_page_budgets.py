@@ -1,0 +1,243 @@
+"""What every page costs and shows when a phone opens it: the budgets that do not depend on speed.
+
+Every HTML page of the built site (the chapters, the landing page, search,
+the index and the root redirect; the list comes from the site itself) is
+loaded once, cold, at a phone's viewport, from the site served as GitHub
+Pages serves it (gzip; :mod:`tools.pages_server`), in headless Chromium with
+other hosts blocked (:mod:`tools.page_audit`). Then, for each page:
+
+* the bytes sent before any interaction stay under :data:`BUDGET_BYTES`;
+* no console error, no failed request, no request to another host;
+* the layout shifts by less than :data:`MAX_LAYOUT_SHIFT` (and so does a page
+  opened at the in-page explorer, at a phone's and a desktop's width);
+* no script typesets math: every formula arrived typeset by KaTeX (with
+  MathML for screen readers, its visible HTML hidden from them), none is a
+  KaTeX error, none is focusable, and no TeX source is left in the text;
+* axe-core finds no WCAG 2.1 A or AA violation in the article (the markup
+  the book and its extensions write); one in the theme's chrome fails too,
+  unless :data:`THEME_ALLOWLIST` names it with its reason;
+* it names a favicon the site serves, and has a meta description;
+* its markup carries only what it uses: the theme's icons inline (no Font
+  Awesome script or webfont), the search scripts only on the search page,
+  and every figure sized, all but the first loaded lazily.
+
+Nothing here times anything: Lighthouse's timings are ``make bench``'s.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+
+import pytest
+
+from tools import page_audit, toc
+from tools.pages_server import PagesServer
+
+BUDGET_BYTES = 700 * 1024
+MAX_LAYOUT_SHIFT = 0.05
+MATH_SCRIPTS = ("mathjax", "katex", "auto-render", "live-math")
+#: axe-core rule id -> why a violation of it in the theme's own chrome is accepted. None today.
+THEME_ALLOWLIST: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module")
+def pages_server(site_dir):
+    server = PagesServer(site_dir)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def pages(site_dir) -> list[str]:
+    found = page_audit.site_pages(site_dir)
+    assert set(toc.pages()) <= set(found), "a page of the table of contents was not built"
+    return found
+
+
+@pytest.fixture(scope="module")
+def visits(browser, pages_server, pages) -> dict[str, tuple[page_audit.Visit, list[dict]]]:
+    """Every page, loaded cold at a phone's viewport: {page: (visit, axe violations)}."""
+    found = {}
+    for path in pages:
+        page = page_audit.open_page(browser, pages_server)
+        try:
+            found[path] = page_audit.visit(page, pages_server, path), page_audit.axe(page)
+        finally:
+            page.context.close()
+    return found
+
+
+def report(problems: dict[str, list]) -> str:
+    return "\n".join(f"{page}: {problem}" for page, found in problems.items() for problem in found)
+
+
+def test_every_page_transfers_less_than_the_budget(visits):
+    over = {path: [f"{v.bytes / 1024:.0f} KB > {BUDGET_BYTES / 1024:.0f} KB; largest: "
+                   + ", ".join(f"{url} {size / 1024:.0f} KB" for url, size in
+                               sorted(v.sent.items(), key=lambda item: -item[1])[:5])]
+            for path, (v, _) in visits.items() if v.bytes >= BUDGET_BYTES}
+    assert over == {}, report(over)
+    assert all(v.bytes > 10_000 for v, _ in visits.values()), "the byte count saw no page"
+
+
+def test_no_console_error_failed_request_or_other_host(visits):
+    problems = {path: v.errors + v.failed + [f"other host: {u}" for u in v.external]
+                for path, (v, _) in visits.items()}
+    problems = {path: found for path, found in problems.items() if found}
+    assert problems == {}, report(problems)
+
+
+def test_the_layout_does_not_shift(visits):
+    shifted = {path: [f"CLS {v.cls:.3f}: {json.dumps(v.shifts)[:1500]}"]
+               for path, (v, _) in visits.items() if v.cls >= MAX_LAYOUT_SHIFT}
+    assert shifted == {}, report(shifted)
+
+
+def explorer_links(site_dir, pages: list[str]) -> list[str]:
+    """``page#id`` of every in-page explorer of the site."""
+    pattern = re.compile(r'<div class="attention-explorer" id="([^"]+)" data-attention-explorer')
+    return [f"{path}#{ident}" for path in pages for ident in pattern.findall((site_dir / path).read_text())]
+
+
+@pytest.mark.parametrize("viewport", ["phone", "desktop"])
+def test_opening_a_page_at_the_explorer_does_not_shift_it(browser, pages_server, site_dir, pages, viewport):
+    links = explorer_links(site_dir, pages)
+    assert links, "no page has an explorer"
+    shifted = {}
+    for link in links:
+        page = page_audit.open_page(browser, pages_server,
+                                    **(page_audit.PHONE if viewport == "phone" else page_audit.DESKTOP))
+        try:
+            visit = page_audit.visit(page, pages_server, link)
+        finally:
+            page.context.close()
+        if visit.cls >= MAX_LAYOUT_SHIFT:
+            shifted[link] = [f"CLS {visit.cls:.3f}: {json.dumps(visit.shifts)[:1500]}"]
+    assert shifted == {}, report(shifted)
+
+
+EXPLORER_HEIGHTS = """() => [...document.querySelectorAll('[data-attention-explorer]')]
+  .map(e => e.getBoundingClientRect().height)"""
+#: How far the box reserved for the explorer before its script runs may be from the built explorer's height.
+RESERVED_SLACK_PX = 40
+
+
+@pytest.mark.parametrize("viewport", ["phone", "desktop"])
+def test_the_explorer_box_is_reserved_before_its_script_runs(browser, pages_server, site_dir, pages, viewport):
+    """Whether the shift above is seen depends on when the first paint comes; this does not.
+
+    The box the stylesheet reserves (the script blocked) has about the height of the explorer the
+    script builds, so a page opened at the explorer does not jump when it appears.
+    """
+    context_kw = page_audit.PHONE if viewport == "phone" else page_audit.DESKTOP
+    heights = {}
+    for blocked in (True, False):
+        page = page_audit.open_page(browser, pages_server, **context_kw)
+        if blocked:
+            page.route("**/attention_explorer.js*", lambda route: route.abort())
+        try:
+            for path in {link.split("#")[0] for link in explorer_links(site_dir, pages)}:
+                page.goto(f"{pages_server.url}/{path}", wait_until="load")
+                page.evaluate("document.fonts.ready.then(() => 0)")
+                heights.setdefault(path, {})[blocked] = page.evaluate(EXPLORER_HEIGHTS)
+        finally:
+            page.context.close()
+    assert heights, "no page has an explorer"
+    off = {path: f"reserved {h[True]} px, built {h[False]} px" for path, h in heights.items()
+           if len(h[True]) != len(h[False]) or not h[False]
+           or any(abs(a - b) > RESERVED_SLACK_PX for a, b in zip(h[True], h[False], strict=True))}
+    assert off == {}, report({path: [text] for path, text in off.items()})
+
+
+def test_math_arrives_typeset_and_no_script_typesets_it(visits):
+    problems = {}
+    for path, (v, _) in visits.items():
+        math = v.math
+        found = [f"math script requested: {u}" for u in v.scripts if any(m in u.lower() for m in MATH_SCRIPTS)]
+        found += [f"math runtime on the page: {name}" for name in math["runtime"]]
+        found += [f"not typeset: {tex!r}" for tex in math["untypeset"]]
+        found += [f"KaTeX error: {text!r}" for text in math["errors"]]
+        found += [f"TeX source in the text: {text!r}" for text in math["raw_tex"]]
+        found += [f"{math[key]} formulas {what}" for key, what in (
+            ("without_mathml", "without MathML for screen readers"),
+            ("html_not_hidden", "whose visible HTML screen readers would read too"),
+            ("focusable", "elements focusable (in the Tab order)")) if math[key]]
+        if found:
+            problems[path] = found
+    assert problems == {}, report(problems)
+    assert sum(v.math["formulas"] for v, _ in visits.values()) > 100, "the math checks saw no formulas"
+
+
+def test_no_accessibility_violation_in_our_markup_nor_unexplained_in_the_theme(visits):
+    problems = {}
+    for path, (_, violations) in visits.items():
+        found = []
+        for violation in violations:
+            ours = [n["html"] for n in violation["nodes"] if n["in_content"]]
+            theirs = [n["html"] for n in violation["nodes"] if not n["in_content"]]
+            if ours:
+                found.append(f"{violation['id']} ({violation['help']}) in the article: {ours[:3]}")
+            if theirs and violation["id"] not in THEME_ALLOWLIST:
+                found.append(f"{violation['id']} ({violation['help']}) in the theme: {theirs[:3]}")
+        if found:
+            problems[path] = found
+    assert problems == {}, report(problems)
+
+
+def test_every_page_names_a_favicon_the_site_serves_and_has_a_description(site_dir, pages, pages_server):
+    problems = {}
+    for path in pages:
+        html = (site_dir / path).read_text()
+        found = []
+        icon = re.search(r'<link rel="icon" href="([^"]+)"', html)
+        if icon is None:
+            found.append("no <link rel=icon>")
+        else:
+            url = f"{pages_server.url}/{path.rsplit('/', 1)[0] + '/' if '/' in path else ''}{icon.group(1)}"
+            with urllib.request.urlopen(url, timeout=10) as response:
+                if response.status != 200 or not response.read():
+                    found.append(f"favicon {url}: {response.status}")
+        description = re.search(r'<meta (?:name="description" content="([^"]*)"|content="([^"]*)" name="description")',
+                                html)
+        if description is None or len(description.group(1) or description.group(2)) < 50:
+            found.append("no meta description of 50 characters or more")
+        if not re.search(r'<html[^>]* lang="[a-z]', html) or not re.search(r"<title>[^<]+</title>", html):
+            found.append("no <html lang> or no <title>")
+        if found:
+            problems[path] = found
+    assert problems == {}, report(problems)
+
+
+#: The theme's icons every page of the book after the first shows (header, sidebars, previous link) ...
+PAGE_ICONS = {"angle-left", "arrow-up", "bars", "circle-half-stroke", "moon", "sun", "download", "expand", "file-pdf",
+              "magnifying-glass"}
+#: ... and those of a page with code cells: source downloads, page contents, launch and Live Code, next link.
+NOTEBOOK_ICONS = {"angle-right", "code", "file", "list", "outdent", "play", "rocket"}
+ICON = re.compile(r'<svg class="svg-inline--fa [^"]*?fa-([a-z-]+)(?: fa-lg)?"[^>]*>'
+                  r'<path fill="currentColor" d="[^"]{20,}')
+
+
+def test_pages_carry_only_what_they_use(site_dir, pages):
+    problems = {}
+    for path in pages:
+        html = (site_dir / path).read_text()
+        found = [f"Font Awesome {what}" for what in ("fontawesome.js", "fa-solid-900") if what in html]
+        found += [f"icon left to a script or font: {tag}" for tag in re.findall(r'<(?:i|span) class="[^"]*\bfa-[^>]*>',
+                                                                                html)]
+        if path != "search.html":
+            found += [f"search script: {s}" for s in re.findall(r'<script[^>]*(?:searchtools|searchindex)[^>]*>', html)]
+        wanted = set()
+        if path in toc.pages()[1:]:
+            wanted = PAGE_ICONS | (NOTEBOOK_ICONS if 'class="cell' in html else set())
+        if wanted - set(ICON.findall(html)):
+            found.append(f"icons missing: {sorted(wanted - set(ICON.findall(html)))}")
+        figures = re.findall(r'<img [^>]*src="[^"]*_images/[^"]*"[^>]*>', html)
+        found += [f"figure without width/height: {tag[:120]}" for tag in figures
+                  if not re.search(r'\bwidth="\d+"', tag) or not re.search(r'\bheight="\d+"', tag)]
+        found += [f"figure after the first not lazy: {tag[:120]}" for tag in figures[1:] if 'loading="lazy"' not in tag]
+        if found:
+            problems[path] = found
+    assert problems == {}, report(problems)
+    assert any("_images/" in (site_dir / p).read_text() for p in pages), "no page has a figure"
