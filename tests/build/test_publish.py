@@ -61,6 +61,7 @@ def live_code_config(page: str) -> dict:
     return json.loads(re.search(r'<script type="application/json" id="live-code-config">(.*?)</script>', page).group(1))
 
 
+@pytest.mark.slow  # builds a page with live_code, which serves thebe from node_modules (make assets)
 def test_a_published_book_launches_binder_from_its_repository_and_branch(tmp_path, monkeypatch):
     page = build(tmp_path, monkeypatch, BOOK_REPOSITORY="forker/self-attention-fork", BOOK_BRANCH="drafts")
     config = live_code_config(page)
@@ -69,6 +70,7 @@ def test_a_published_book_launches_binder_from_its_repository_and_branch(tmp_pat
     assert "https://mybinder.org/v2/gh/forker/self-attention-fork/drafts?urlpath=tree/index.md" in page
 
 
+@pytest.mark.slow  # builds a page with live_code, which serves thebe from node_modules (make assets)
 def test_an_unpublished_book_names_no_repository(tmp_path, monkeypatch):
     page = build(tmp_path, monkeypatch)
     assert live_code_config(page)["repo"] == ""
@@ -103,6 +105,7 @@ def test_a_repository_in_the_configuration_is_refused(tmp_path, monkeypatch):
         build(tmp_path, monkeypatch)
 
 
+@pytest.mark.slow  # builds a page with live_code, which serves thebe from node_modules (make assets)
 def test_the_pdf_is_linked_only_when_it_was_printed(tmp_path, monkeypatch):
     printed = tmp_path / "book.pdf"
     printed.write_bytes(b"%PDF-1.4 a printed book")
