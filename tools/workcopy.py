@@ -160,6 +160,9 @@ kernelspec:
   display_name: Python 3
   language: python
   name: python3
+myst:
+  html_meta:
+    description: A page of a tiny book that the build tests write with the project's configuration.
 ---
 
 """
@@ -179,7 +182,9 @@ def tiny_book(root: Path, target: Path, chapters: dict[str, str]) -> Path:
     for name in LINKED:
         (target / name).symlink_to((root / name).resolve(), target_is_directory=True)
     (target / "book").mkdir()
-    (target / "book" / "index.md").write_text("# A tiny book\n\n```{tableofcontents}\n```\n")
+    (target / "book" / "index.md").write_text(
+        "# A tiny book\n\nA few pages that the build tests write, with the project's own configuration.\n\n"
+        "```{tableofcontents}\n```\n")
     for name, body in chapters.items():
         (target / "book" / f"{name}.md").write_text(NOTEBOOK_HEADER + body)
     toc.write(target / "_toc.yml", "book/index", [f"book/{name}" for name in chapters])

@@ -33,8 +33,8 @@ from . import checks, failures, freshness, healing, incremental, reproducible
 
 def setup(app: Sphinx) -> dict[str, Any]:
     reproducible.default_source_date_epoch()
-    # After the themes (priority 500) have added their absolute templates paths.
-    app.connect("config-inited", reproducible.relative_template_paths, priority=900)
+    # Last: after the themes (priority 500) and the book's extensions (page_meta: 900) add absolute templates paths.
+    app.connect("config-inited", reproducible.relative_template_paths, priority=999)
     # After myst-nb (priority 500) has resolved the jupyter-cache path.
     app.connect("builder-inited", healing.heal_execution_cache, priority=850)
     app.connect("builder-inited", freshness.invalidate_stale_cache, priority=900)
