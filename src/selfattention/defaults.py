@@ -23,20 +23,21 @@ SIGMA_RANGE = (0.0, 1.5)
 TEMPERATURE_RANGE = (1e-8, 10.0)
 
 
-def check_in_ranges(n, sigma, temperature):
+def check_in_ranges(n, sigma, temperature=None):
     """Check a demo's parameters against the slider ranges above.
 
     Parameters
     ----------
     n : int
     sigma : float
-    temperature : float
+    temperature : float, optional
+        Not checked when omitted (for demos without a temperature).
 
     Returns
     -------
     n : int
     sigma : float
-    temperature : float
+    temperature : float or None
         The parameters, converted.
 
     Raises
@@ -44,10 +45,11 @@ def check_in_ranges(n, sigma, temperature):
     ValueError
         Naming the first parameter that is of the wrong type or out of range.
     """
-    checked = (as_count(n, "n"), as_nonnegative_scalar(sigma, "sigma"), as_positive_scalar(temperature, "temperature"))
+    checked = (as_count(n, "n"), as_nonnegative_scalar(sigma, "sigma"),
+               None if temperature is None else as_positive_scalar(temperature, "temperature"))
     for name, value, (low, high) in zip(
         ("n", "sigma", "temperature"), checked, (N_RANGE, SIGMA_RANGE, TEMPERATURE_RANGE), strict=True
     ):
-        if not low <= value <= high:
+        if value is not None and not low <= value <= high:
             raise ValueError(f"{name} must lie in the slider range [{low}, {high}], got {value!r}")
     return checked

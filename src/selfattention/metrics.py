@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_array, as_nonnegative_scalar, same_length
+from ._validation import as_array, as_nonnegative_scalar, as_series, as_weights, finite_result
 
 
 def rmse(estimate, truth) -> float:
@@ -28,12 +28,11 @@ def rmse(estimate, truth) -> float:
     -------
     float
     """
-    e = as_array(estimate, "estimate", ndim=1)
-    t = as_array(truth, "truth", ndim=1)
-    same_length(e, t, "estimate", "truth")
-    if e.size == 0:
-        raise ValueError("estimate must hold at least one value")
-    return float(np.sqrt(np.mean((e - t) ** 2)))
+    e, t = as_series(estimate=estimate, truth=truth)
+    with np.errstate(over="ignore"):
+        error = finite_result(e - t, "estimate and truth: their difference overflows the double range")
+    scale = np.abs(error).max()  # scaled, so that squaring cannot overflow
+    return float(scale * np.sqrt(np.mean((error / scale) ** 2))) if scale > 0 else 0.0
 
 
 def entropy(weights) -> np.ndarray:
@@ -52,9 +51,7 @@ def entropy(weights) -> np.ndarray:
     -------
     ndarray, shape (n_queries,)
     """
-    w = as_array(weights, "weights", ndim=2)
-    if (w < 0).any():
-        raise ValueError("weights must not be negative")
+    w = as_weights(weights, "weights")
     safe = np.where(w > 0, w, 1.0)  # log(1) = 0 where the weight is 0
     return -np.sum(w * np.log(safe), axis=1)  # (n_queries,)
 
@@ -111,10 +108,7 @@ def distance_from_uniform(weights) -> float:
 
 
 def _square(weights) -> np.ndarray:
-    w = as_array(weights, "weights", ndim=2)
-    if w.shape[0] != w.shape[1] or w.size == 0:
-        raise ValueError(f"weights must be a non-empty square matrix, got shape {w.shape}")
-    return w
+    return as_weights(weights, "weights", square=True)
 
 
 def most_attended(weights) -> np.ndarray:
@@ -128,7 +122,7 @@ def most_attended(weights) -> np.ndarray:
     -------
     ndarray of int, shape (n_queries,)
     """
-    return np.argmax(as_array(weights, "weights", ndim=2), axis=1)
+    return np.argmax(as_weights(weights, "weights"), axis=1)
 
 
 def local_share(weights, positions, radius) -> float:
@@ -150,10 +144,11 @@ def local_share(weights, positions, radius) -> float:
     -------
     float, between 0 and 1
     """
-    w = as_array(weights, "weights", ndim=2)
+    w = as_weights(weights, "weights")
     p = as_array(positions, "positions", ndim=1)
     if w.shape != (p.size, p.size):
         raise ValueError(f"weights must have shape (n, n) = {(p.size, p.size)}, got {w.shape}")
     r = as_nonnegative_scalar(radius, "radius")
-    near = np.abs(p[:, None] - p[None, :]) <= r  # (n, n)
+    with np.errstate(over="ignore"):  # an overflowing distance is correctly "not near"
+        near = np.abs(p[:, None] - p[None, :]) <= r  # (n, n)
     return float(np.mean(np.sum(np.where(near, w, 0.0), axis=1)))
