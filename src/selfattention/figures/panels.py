@@ -8,9 +8,11 @@ through the book. The keyword arguments tune the sizes to the panel's space.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
 
-from ._style import COLORS, WEIGHTS_CMAP
+from .._validation import InputTypeError, as_nonnegative_scalar, as_series, as_weights
+from ._style import COLORS, WEIGHTS_CMAP, as_axes
 
 #: The legend of a signal panel that has the room for one.
 LEGEND = MappingProxyType({"loc": "upper right", "fontsize": "small"})
@@ -42,6 +44,16 @@ def draw_signal(ax, positions, clean, noisy=None, output=None, *, output_label="
     legend : mapping or None
         Keyword arguments of :meth:`~matplotlib.axes.Axes.legend`; None draws no legend.
     """
+    ax = as_axes(ax)
+    positions, clean, noisy, output = as_series(positions=positions, clean=clean, noisy=noisy, output=output)
+    dot_size, line_width = as_nonnegative_scalar(dot_size, "dot_size"), as_nonnegative_scalar(line_width, "line_width")
+    if not 0 <= as_nonnegative_scalar(dot_alpha, "dot_alpha") <= 1:
+        raise ValueError(f"dot_alpha must lie in [0, 1], got {dot_alpha!r}")
+    for name, value in (("output_label", output_label), ("ylabel", ylabel)):
+        if not isinstance(value, str) and not (value is None and name == "ylabel"):
+            raise InputTypeError(f"{name} must be a string, got {value!r}")
+    if legend is not None and not isinstance(legend, Mapping):
+        raise InputTypeError(f"legend must be a mapping of legend() arguments or None, got {legend!r}")
     ax.plot(positions, clean, "--", color=COLORS["clean"], lw=1.2, label="ground truth")
     if noisy is not None:
         ax.plot(positions, noisy, "o", color=COLORS["noisy"], ms=dot_size, alpha=dot_alpha, label="noisy input")
@@ -69,8 +81,14 @@ def draw_weights(ax, weights, positions=None, *, title="Attention weights"):
     -------
     matplotlib.image.AxesImage
     """
+    ax, weights = as_axes(ax), as_weights(weights, "weights")
+    if not isinstance(title, str):
+        raise InputTypeError(f"title must be a string, got {title!r}")
     extent = None
     if positions is not None:
+        (positions,) = as_series(positions=positions)
+        if weights.shape != (positions.size, positions.size):
+            raise ValueError(f"weights must have shape (n, n) for the {positions.size} positions, got {weights.shape}")
         extent = (positions[0], positions[-1], positions[-1], positions[0])
     im = ax.imshow(weights, cmap=WEIGHTS_CMAP, extent=extent, interpolation="nearest", aspect="equal")
     ax.set_title(title)

@@ -17,7 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import as_array, as_count, as_seed
+from .. import memory
+from .._validation import as_array, as_count, as_counts, as_rng, as_seed
 from ..head import gaussian_head
 from ..metrics import rmse
 from ..signals import noisy_sine
@@ -62,6 +63,7 @@ def smoothed_sine(n, sigma, temperature, *, periods=1, rng=None) -> SmoothedSine
     -------
     SmoothedSine
     """
+    memory.require_matrix(as_count(n, "n"), n, "n")
     positions, clean, noisy = noisy_sine(n, sigma, periods=periods, rng=rng)
     output, weights = gaussian_head(noisy, positions, temperature)  # (n,), (n, n)
     return SmoothedSine(positions, clean, noisy, output, weights, rmse(noisy, clean), rmse(output, clean))
@@ -143,7 +145,8 @@ def error_vs_samples(sample_counts, sigma, temperature, *, n_draws=20, periods=1
     rmse_input, rmse_output : ndarray, shape (m,)
         Mean over the draws of the input and output RMSE for each ``N``.
     """
-    counts = [as_count(n, "sample_counts", minimum=2) for n in np.atleast_1d(sample_counts).tolist()]
+    counts = as_counts(sample_counts, "sample_counts", minimum=2)
+    memory.require_matrix(max(counts), max(counts), "sample_counts")
     seeds = _child_seeds(rng, as_count(n_draws, "n_draws"))
     errors = np.array([[smoothing_errors(n, sigma, temperature, periods=periods, rng=seed)
                         for seed in seeds] for n in counts])  # (m, n_draws, 2)
@@ -153,4 +156,4 @@ def error_vs_samples(sample_counts, sigma, temperature, *, n_draws=20, periods=1
 
 def _child_seeds(rng, k: int) -> list[int]:
     """``k`` seeds drawn from ``rng``: independent noise draws, reproducibly."""
-    return np.random.default_rng(rng).integers(0, 2**63 - 1, size=k).tolist()
+    return as_rng(rng).integers(0, 2**63 - 1, size=k).tolist()

@@ -17,14 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_array
+from .. import memory
+from .._validation import as_array, as_real_scalar, as_series, finite_result
 from ..core import attention
 from ..metrics import rmse
-
-
-def _as_weight(x, name: str) -> float:
-    value = as_array(x, name, ndim=0)
-    return float(value)
 
 
 def onedim_head(signal, w_q=1.0, w_k=1.0, w_v=1.0, temperature=None):
@@ -49,13 +45,11 @@ def onedim_head(signal, w_q=1.0, w_k=1.0, w_v=1.0, temperature=None):
     weights : ndarray, shape (n, n)
         Row ``i`` holds how much token ``i`` attends to each token.
     """
-    x = as_array(signal, "signal", ndim=1)
-    if x.size == 0:
-        raise ValueError("signal must hold at least one value")
+    (x,) = as_series(signal=signal)
     X = x[:, None]  # (n, 1): each token is one number
-    W_Q = np.array([[_as_weight(w_q, "w_q")]])  # (1, 1)
-    W_K = np.array([[_as_weight(w_k, "w_k")]])  # (1, 1)
-    W_V = np.array([[_as_weight(w_v, "w_v")]])  # (1, 1)
+    w_q, w_k, w_v = (as_real_scalar(w, name) for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")))
+    _check_products(x, w_q, w_k, w_v)
+    W_Q, W_K, W_V = np.array([[w_q]]), np.array([[w_k]]), np.array([[w_v]])  # (1, 1) each
     output, weights = attention(X @ W_Q, X @ W_K, X @ W_V, temperature)
     return output[:, 0], weights  # (n,), (n, n)
 
@@ -80,6 +74,18 @@ def strength_sweep(signal, clean, strengths):
     ndarray, shape (m,)
         ``RMSE(output, clean)`` for each strength (see :func:`selfattention.metrics.rmse`).
     """
+    x, truth = as_series(signal=signal, clean=clean)
     cs = as_array(strengths, "strengths", ndim=1)
-    errors = [rmse(onedim_head(signal, w_q=c)[0], clean) for c in cs]
+    with np.errstate(over="ignore"):
+        finite_result(cs[:, None] * x**2, "strengths and signal: a score c x_i x_j overflows the double range")
+    errors = [rmse(onedim_head(x, w_q=c)[0], truth) for c in cs]
     return np.array(errors)  # (m,)
+
+
+def _check_products(x, w_q, w_k, w_v) -> None:
+    """Raise, naming the arguments, if the scores ``w_q w_k x_i x_j`` or values ``w_v x_j`` could overflow."""
+    memory.require_matrix(x.size, x.size, "signal")
+    big = np.abs(x).max()
+    with np.errstate(over="ignore"):
+        finite_result(abs(w_q) * abs(w_k) * big * big, "signal, w_q and w_k: the scores overflow the double range")
+        finite_result(abs(w_v) * big, "signal and w_v: the values overflow the double range")

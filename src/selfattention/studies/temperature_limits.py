@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import memory
 from .._validation import as_array, as_temperatures
 from ..head import gaussian_head
 from ..metrics import distance_from_identity, distance_from_uniform
@@ -37,6 +38,9 @@ def head_at_temperatures(signal, positions, temperatures):
     weights : ndarray, shape (m, n, n)
     """
     taus = as_temperatures(temperatures, "temperatures")
+    n = as_array(positions, "positions", ndim=1).size
+    memory.require((8 * taus.size + memory.BYTES_PER_ENTRY) * n * n, "positions and temperatures",
+                   f"{taus.size} matrices of {n} x {n} attention weights")
     runs = [gaussian_head(signal, positions, tau) for tau in taus]
     outputs, weights = (np.array(column) for column in zip(*runs, strict=True))
     return outputs, weights  # (m, n), (m, n, n)
