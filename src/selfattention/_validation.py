@@ -238,9 +238,10 @@ def same_length(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> None:
         )
 
 
-def as_series(**arrays) -> list:
-    """Non-empty 1-D arrays of one common length, by keyword (None passes through)."""
-    checked = {name: None if x is None else as_array(x, name, ndim=1) for name, x in arrays.items()}
+def as_series(optional=(), /, **arrays) -> list:
+    """Non-empty 1-D arrays of one common length, by keyword; None passes through for the ``optional`` names."""
+    checked = {name: None if x is None and name in optional else as_array(x, name, ndim=1)
+               for name, x in arrays.items()}
     given = [(name, arr) for name, arr in checked.items() if arr is not None]
     for name, arr in given:
         if arr.size == 0:

@@ -147,11 +147,11 @@ def gaussian_head(signal, positions, temperature, *, mask=None):
     X = positional_features(signal, p)  # (n, 4)
     W_Q, W_K, W_V = gaussian_head_weights()
     output, weights = attention(X @ W_Q, X @ W_K, X @ W_V, tau, mask=mask)
-    check_rounding(p, tau, weights)
+    _check_rounding(p, tau, weights)
     return output[:, 0], weights  # (n,), (n, n)
 
 
-def rounding_bound(centred, temperature) -> float:
+def _rounding_bound(centred, temperature) -> float:
     r"""A bound on the rounding error of the head's scores divided by the temperature.
 
     .. math:: \delta = 16\, \varepsilon \max_i p_i^2 / \tau
@@ -174,11 +174,11 @@ def rounding_bound(centred, temperature) -> float:
     return float(16 * np.finfo(float).eps * np.max(np.abs(centred)) ** 2 / temperature)
 
 
-def check_rounding(centred, temperature, weights) -> None:
+def _check_rounding(centred, temperature, weights) -> None:
     """Raise unless the rounding of the scores moves every row of ``weights`` by at most :data:`ROUNDING_TOLERANCE`.
 
     A perturbation ``e_ij`` of the scaled scores, ``|e_ij| <= delta``
-    (:func:`rounding_bound`), moves row ``i`` of a softmax by at most
+    (:func:`_rounding_bound`), moves row ``i`` of a softmax by at most
     ``4 delta (1 - max_j w_ij)`` in total, to first order: rows that attend
     to a single key (small temperatures) are safe even when ``delta`` is not tiny.
 
@@ -190,7 +190,7 @@ def check_rounding(centred, temperature, weights) -> None:
     weights : ndarray, shape (n, n)
         The head's weights on them.
     """
-    delta = rounding_bound(centred, temperature)
+    delta = _rounding_bound(centred, temperature)
     worst = 4 * delta * float(np.max(1 - weights.max(axis=1))) if delta <= _MAX_DELTA else np.inf
     if worst > ROUNDING_TOLERANCE:
         needed = 4 * delta * temperature / ROUNDING_TOLERANCE  # where the bound holds for any weights

@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 
-from ._validation import as_count
+from ._validation import InputTypeError, as_count
 
 #: The default limit, in bytes: 4 GiB, a tenth of what a laptop may have, and
 #: far above the book's largest computation (N = 1000: 8 MB per matrix).
@@ -56,10 +56,25 @@ def set_limit(nbytes) -> None:
     _LIMIT.set(as_count(nbytes, "nbytes"))
 
 
-@contextlib.contextmanager
 def limit(nbytes):
-    """Use another limit, in bytes, inside a ``with`` block only."""
-    token = _LIMIT.set(as_count(nbytes, "nbytes"))
+    """Use another limit, in bytes, inside a ``with`` block only.
+
+    Parameters
+    ----------
+    nbytes : int
+        At least 1.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        ``with selfattention.memory.limit(2**20): ...`` runs the block with a 1 MiB limit.
+    """
+    return _limited(as_count(nbytes, "nbytes"))
+
+
+@contextlib.contextmanager
+def _limited(nbytes: int):
+    token = _LIMIT.set(nbytes)
     try:
         yield
     finally:
@@ -78,6 +93,9 @@ def require(nbytes: int, name: str, what: str) -> None:
     what : str
         What would be allocated, e.g. ``"a 20000 x 20000 attention matrix (n = 20000)"``.
     """
+    nbytes = as_count(nbytes, "nbytes", minimum=0)
+    if not isinstance(name, str) or not isinstance(what, str):
+        raise InputTypeError(f"name and what must be strings, got {name!r} and {what!r}")
     if nbytes > get_limit():
         raise ValueError(
             f"{name}: {what} would need about {_size(nbytes)} at its peak, more than the memory limit "
@@ -99,6 +117,8 @@ def require_matrix(n_rows: int, n_cols: int, name: str, *, count: int = 1, bytes
     bytes_per_entry : int
         Bytes per entry at the peak; :data:`BYTES_PER_ENTRY` (an attention) by default.
     """
+    n_rows, n_cols = as_count(n_rows, "n_rows", minimum=0), as_count(n_cols, "n_cols", minimum=0)
+    count, bytes_per_entry = as_count(count, "count", minimum=0), as_count(bytes_per_entry, "bytes_per_entry")
     what = f"{count} x " if count > 1 else "a "
     what += f"{n_rows} x {n_cols} attention matrix" + (f" (n = {n_rows})" if n_rows == n_cols else "")
     require(count * n_rows * n_cols * bytes_per_entry, name, what)

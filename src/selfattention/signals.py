@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import memory
-from ._validation import as_count, as_nonnegative_scalar, as_rng, finite_result
+from ._validation import as_array, as_count, as_nonnegative_scalar, as_rng, finite_result
 
 #: Bytes per sample of :func:`noisy_sine` at its peak: positions, clean, noise, noisy.
 _BYTES_PER_SAMPLE = 32
@@ -95,6 +95,9 @@ def sine(periods, positions) -> np.ndarray:
     ndarray, shape (n,)
     """
     f = as_nonnegative_scalar(periods, "periods")
+    positions = as_array(positions, "positions", ndim=1)
+    if ((positions < 0) | (positions > 1)).any():
+        raise ValueError("positions must lie in [0, 1]")
     if f * np.max(positions, initial=0.0) <= 1:
         return np.sin(2 * np.pi * f * positions)
     phase = [float(Fraction(f) * Fraction(float(p)) % 1) for p in positions]  # exactly, modulo 1

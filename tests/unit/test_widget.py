@@ -62,7 +62,8 @@ def test_best_tau_button_sets_the_leave_one_out_choice(smoothing_widget):
 @pytest.mark.parametrize(("n", "sigma"), [(5, 0.6), (50, 0.0), (100, 0.3), (1000, 1.5)])
 def test_the_button_searches_the_explorers_grid_with_the_same_tie_rule(n, sigma):
     """One grid and one tie rule for both "best tau" controls (the explorer's are checked in the browser)."""
-    assert inspect.signature(w.leave_one_out_temperature).parameters["candidates"].default is kernel.DEFAULT_CANDIDATES
+    assert inspect.signature(w.leave_one_out_temperature).parameters["candidates"].default is None
+    assert kernel.candidate_temperatures(None) is kernel.DEFAULT_CANDIDATES
     data = explorer_data()
     assert data["candidates"] == kernel.DEFAULT_CANDIDATES.tolist()
     assert data["tie_tolerance"] == kernel.TIE_TOLERANCE

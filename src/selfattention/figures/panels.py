@@ -45,7 +45,8 @@ def draw_signal(ax, positions, clean, noisy=None, output=None, *, output_label="
         Keyword arguments of :meth:`~matplotlib.axes.Axes.legend`; None draws no legend.
     """
     ax = as_axes(ax)
-    positions, clean, noisy, output = as_series(positions=positions, clean=clean, noisy=noisy, output=output)
+    positions, clean, noisy, output = as_series(("noisy", "output"), positions=positions, clean=clean, noisy=noisy,
+                                                output=output)
     dot_size, line_width = as_nonnegative_scalar(dot_size, "dot_size"), as_nonnegative_scalar(line_width, "line_width")
     if not 0 <= as_nonnegative_scalar(dot_alpha, "dot_alpha") <= 1:
         raise ValueError(f"dot_alpha must lie in [0, 1], got {dot_alpha!r}")

@@ -47,7 +47,7 @@ def plot_temperature_extremes(positions, clean, noisy, temperatures, outputs, we
     fig = new_figure(3.2 * m, 6.4)
     axes = fig.subplots(2, m, squeeze=False, height_ratios=(1.1, 1))
     for k, tau in enumerate(temperatures):
-        draw_weights(axes[0, k], weights[k], np.asarray(positions), title=f"${_tau_label(tau)}$")
+        draw_weights(axes[0, k], weights[k], positions, title=f"${_tau_label(tau)}$")
         draw_signal(axes[1, k], positions, clean, noisy, outputs[k], **SMALL_PANEL,
                     legend=SMALL_LEGEND if k == 0 else None)
         axes[1, k].set_title(f"output range {np.ptp(outputs[k]):.2f}", fontsize="small")

@@ -24,7 +24,7 @@ import traitlets
 from .. import defaults
 from .._validation import as_seed
 from ..figures.smoothing import plot_smoothing
-from ..kernel import DEFAULT_CANDIDATES, choose_temperature
+from ..kernel import choose_temperature
 from ..signals import noisy_sine
 from ..studies.noise_and_samples import smoothed_sine
 
@@ -50,7 +50,7 @@ def smoothing_figure(n, sigma, temperature, *, rng=defaults.SEED):
     return plot_smoothing(head.positions, head.clean, head.noisy, head.output, head.weights, title=title)
 
 
-def leave_one_out_temperature(n, sigma, *, rng=defaults.SEED, candidates=DEFAULT_CANDIDATES) -> float:
+def leave_one_out_temperature(n, sigma, *, rng=defaults.SEED, candidates=None) -> float:
     """The leave-one-out choice of ``tau`` for the book's noisy sine with ``n``, ``sigma``.
 
     Parameters
@@ -60,8 +60,8 @@ def leave_one_out_temperature(n, sigma, *, rng=defaults.SEED, candidates=DEFAULT
         Both within the slider ranges of :mod:`selfattention.defaults`.
     rng : int or numpy.random.Generator
         Seed of the noise; the book's seed by default.
-    candidates : array_like, shape (m,)
-        The temperatures tried; by default
+    candidates : array_like, shape (m,), optional
+        The temperatures tried; when omitted,
         :data:`~selfattention.kernel.DEFAULT_CANDIDATES`, the grid of the
         in-page explorer's button, so that both pick the same ``tau``.
 
@@ -70,7 +70,7 @@ def leave_one_out_temperature(n, sigma, *, rng=defaults.SEED, candidates=DEFAULT
     float
         The candidate :func:`~selfattention.choose_temperature` picks.
     """
-    n, sigma, _ = defaults.check_in_ranges(n, sigma)
+    n, sigma = defaults.check_sample_ranges(n, sigma)
     positions, _, noisy = noisy_sine(n, sigma, periods=defaults.PERIODS, rng=rng)
     best, _ = choose_temperature(noisy, positions, candidates)
     return best

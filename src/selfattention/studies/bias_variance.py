@@ -32,6 +32,7 @@ from .._validation import (
     as_nonnegative_scalar,
     as_positive_scalar,
     as_rng,
+    as_series,
     as_temperature,
     as_temperatures,
     finite_result,
@@ -69,6 +70,14 @@ class ErrorParts:
     noise_mean: np.ndarray
     noise_var: np.ndarray
     draws: int
+
+    def __post_init__(self):
+        (p,) = as_series(positions=self.positions)
+        m = as_temperatures(self.temperatures, "temperatures").size
+        for name in ("smooth_bias", "noise_mean", "noise_var"):
+            if as_array(getattr(self, name), name, ndim=2).shape != (m, p.size):
+                raise ValueError(f"{name} must have shape (len(temperatures), len(positions)) = {(m, p.size)}")
+        as_count(self.draws, "draws", minimum=2)
 
 
 def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None) -> ErrorParts:

@@ -19,7 +19,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_array, as_counts, as_positive_scalar, as_rng, finite_result
+from .._validation import (
+    as_array,
+    as_counts,
+    as_nonnegative_scalar,
+    as_positive_scalar,
+    as_real_scalar,
+    as_rng,
+    finite_result,
+)
 from .bias_variance import REGIONS, monte_carlo_parts, refined_argmin, risk
 
 #: The grid on which the power laws of the best temperature are measured:
@@ -48,6 +56,13 @@ class PowerLaw:
     sigma_exponent: float
     n_stderr: float
     sigma_stderr: float
+
+    def __post_init__(self):
+        as_positive_scalar(self.prefactor, "prefactor")
+        for name in ("n_exponent", "sigma_exponent"):
+            as_real_scalar(getattr(self, name), name)
+        for name in ("n_stderr", "sigma_stderr"):
+            as_nonnegative_scalar(getattr(self, name), name)
 
     def __call__(self, n, sigma):
         """The law's ``tau*`` at ``n`` and ``sigma`` (arrays broadcast), both ``> 0``."""
