@@ -137,3 +137,25 @@ def bad_masks(shape):
     ones = np.ones(shape, bool)
     return st.sampled_from((ones.astype(float), ones.astype(int), np.ma.masked_array(ones), ones[:-1],
                             [*ones.tolist(), [True] * shape[1]], "mask"))
+
+
+# --- the full double range (tests/unit/test_input_audit.py) ----------------------------------
+
+#: Any finite double, subnormals and the largest included.
+any_double = st.floats(allow_nan=False, allow_infinity=False)
+#: Any positive finite double.
+any_positive = st.floats(min_value=0.0, exclude_min=True, allow_infinity=False)
+#: Any non-negative finite double.
+any_nonnegative = st.floats(min_value=0.0, allow_infinity=False)
+
+
+def extreme_values(kind: str, valid):
+    """Valid values of ``kind`` from the whole double range, shaped like ``valid``; other kinds keep ``valid``."""
+    scalars = {"real": any_double, "positive": any_positive, "nonnegative": any_nonnegative,
+               "temperature": any_positive}
+    if kind in scalars:
+        return scalars[kind]
+    if kind in ("array", "scores", "temperatures") and np.ndim(valid):
+        elements = any_positive if kind == "temperatures" else any_double
+        return hnp.arrays(np.float64, np.shape(valid), elements=elements)
+    return st.just(valid)

@@ -14,7 +14,9 @@ A value of the wrong type raises :class:`InputTypeError`, which is both a
 
 from __future__ import annotations
 
+import contextlib
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -222,8 +224,8 @@ def as_weights(x, name: str, *, square: bool = False) -> np.ndarray:
     w = as_array(x, name, ndim=2)
     if w.size == 0 or (square and w.shape[0] != w.shape[1]):
         raise ValueError(f"{name} must be a non-empty {'square ' if square else ''}matrix, got shape {w.shape}")
-    if (w < 0).any():
-        raise ValueError(f"{name} must not be negative")
+    if (w < 0).any() or (w > 1 + 1e-6).any():
+        raise ValueError(f"{name} must lie in [0, 1] (attention weights)")
     if not np.allclose(w.sum(axis=1), 1.0, rtol=0, atol=1e-6):
         raise ValueError(f"{name} must have rows that sum to 1 (attention weights)")
     return w
@@ -280,3 +282,23 @@ def as_instances(x, name: str, cls) -> list:
     if bad or not x:
         raise InputTypeError(f"{name} must be a non-empty sequence of {cls.__name__}, got {bad[:1] or x!r}")
     return list(x)
+
+
+@contextlib.contextmanager
+def naming(outer: str, *inner: str):
+    """Inside the block, an error that names one of ``inner`` (and not ``outer``) gets ``outer: `` first.
+
+    For functions that pass their argument ``outer`` on as another
+    function's ``inner`` (a study's ``temperatures`` become the head's
+    ``temperature``), so that the error still names the caller's argument.
+    """
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        if not any(_names(str(exc), name) for name in inner) or _names(str(exc), outer):
+            raise
+        raise type(exc)(f"{outer}: {exc}") from exc
+
+
+def _names(message: str, name: str) -> bool:
+    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", message) is not None

@@ -33,7 +33,8 @@ MAX_SPREAD = 1e154
 #: The head refuses inputs on which its rounding could move a row of weights by
 #: more than this in total: the bound is ``4 delta (1 - max_j w_ij)``, with
 #: ``delta = 16 eps max|p - c|**2 / tau`` bounding the rounding of every scaled score
-#: (``eps`` the double precision, ``c`` the centre of :func:`centre_positions`).
+#: (``eps`` the double precision, ``c`` the centre of :func:`centre_positions`;
+#: see ``_check_rounding``).
 ROUNDING_TOLERANCE = 1e-6
 #: Above this ``delta`` the first-order bound above no longer holds: always refused.
 _MAX_DELTA = 1e-3
@@ -151,36 +152,21 @@ def gaussian_head(signal, positions, temperature, *, mask=None):
     return output[:, 0], weights  # (n,), (n, n)
 
 
-def _rounding_bound(centred, temperature) -> float:
-    r"""A bound on the rounding error of the head's scores divided by the temperature.
-
-    .. math:: \delta = 16\, \varepsilon \max_i p_i^2 / \tau
-
-    The expanded square adds three terms as large as ``max p**2``, each
-    rounded to ``eps`` of its size (``eps`` = 2.2e-16); 16 covers the
-    roundings of the projections and of the sum (the worst case measured
-    over random positions is about 10).
-
-    Parameters
-    ----------
-    centred : ndarray, shape (n,)
-        The positions the head uses, as from :func:`centre_positions`.
-    temperature : float
-
-    Returns
-    -------
-    float
-    """
-    return float(16 * np.finfo(float).eps * np.max(np.abs(centred)) ** 2 / temperature)
-
-
 def _check_rounding(centred, temperature, weights) -> None:
-    """Raise unless the rounding of the scores moves every row of ``weights`` by at most :data:`ROUNDING_TOLERANCE`.
+    r"""Raise unless the rounding of the scores moves every row of ``weights`` by at most :data:`ROUNDING_TOLERANCE`.
 
-    A perturbation ``e_ij`` of the scaled scores, ``|e_ij| <= delta``
-    (:func:`_rounding_bound`), moves row ``i`` of a softmax by at most
+    The expanded square adds three terms as large as ``P**2 = max p**2``,
+    each rounded to ``eps`` of its size (``eps`` = 2.2e-16), so every scaled
+    score is off by at most
+
+    .. math:: \delta = 16\, \varepsilon P^2 / \tau
+
+    (16 covers the roundings of the projections and of the sum; the worst
+    case measured over random positions is about 10). Perturbing the scaled
+    scores by at most ``delta`` moves row ``i`` of a softmax by at most
     ``4 delta (1 - max_j w_ij)`` in total, to first order: rows that attend
-    to a single key (small temperatures) are safe even when ``delta`` is not tiny.
+    to a single key (small temperatures) are safe even when ``delta`` is not
+    tiny. Beyond ``delta = 1e-3`` the first order is not trusted.
 
     Parameters
     ----------
@@ -190,13 +176,13 @@ def _check_rounding(centred, temperature, weights) -> None:
     weights : ndarray, shape (n, n)
         The head's weights on them.
     """
-    delta = _rounding_bound(centred, temperature)
+    score_error = 16 * np.finfo(float).eps * np.max(np.abs(centred)) ** 2  # finite: the spread is at most 1e154
+    with np.errstate(over="ignore"):
+        delta = score_error / temperature
     worst = 4 * delta * float(np.max(1 - weights.max(axis=1))) if delta <= _MAX_DELTA else np.inf
     if worst > ROUNDING_TOLERANCE:
-        needed = 4 * delta * temperature / ROUNDING_TOLERANCE  # where the bound holds for any weights
         raise ValueError(
-            f"temperature and positions: temperature {temperature:.3g} is too small for positions spanning "
-            f"{2 * np.max(np.abs(centred)):.3g}: the rounding of the expanded square -p_i**2 + 2 p_i p_j - p_j**2 "
-            f"could move the weights by more than {ROUNDING_TOLERANCE:g} "
-            f"(a temperature of {needed:.3g} or more is safe)"
+            f"temperature {temperature:.3g} is too small for positions spanning {2 * np.max(np.abs(centred)):.3g}: "
+            f"the rounding of the expanded square -p_i**2 + 2 p_i p_j - p_j**2 could move the weights by more "
+            f"than {ROUNDING_TOLERANCE:g} (a temperature of {4 * score_error / ROUNDING_TOLERANCE:.3g} or more is safe)"
         )

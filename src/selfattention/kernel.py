@@ -185,7 +185,10 @@ def pick_temperature(scores, candidates):
     err = as_array(scores, "scores")
     if err.ndim not in (1, 2) or err.shape[-1] != taus.size:
         raise ValueError(f"scores must have shape (m,) or (k, m) with m = {taus.size}, got {err.shape}")
-    tied = err <= err.min(axis=-1, keepdims=True) * (1 + TIE_TOLERANCE)
+    if (err < 0).any():
+        raise ValueError("scores must not be negative (they are mean squared errors)")
+    with np.errstate(over="ignore"):  # a least error near the largest double: everything within inf is tied
+        tied = err <= err.min(axis=-1, keepdims=True) * (1 + TIE_TOLERANCE)
     best = np.max(np.where(tied, taus, -np.inf), axis=-1)
     return float(best) if err.ndim == 1 else best
 

@@ -12,6 +12,7 @@ the message must name the argument, not an internal variable.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import re
 
@@ -34,10 +35,8 @@ from strategies import (
     bad_sequences,
     bad_strings,
     bad_symbols,
+    extreme_values,
 )
-
-import selfattention as sa
-from selfattention import kernel, memory
 
 ARGUMENTS = [(call, name) for call in calls() for name in call.kinds]
 
@@ -92,3 +91,40 @@ def test_bad_input_is_refused_naming_the_argument(call, argument, data):
     with pytest.raises((ValueError, TypeError)) as caught:
         call.func(**{**call.kwargs, argument: bad})
     assert names(str(caught.value), argument), f"{call.name}({argument}={bad!r}): {caught.value}"
+
+
+# --- no silent NaN or inf, over the whole double range ------------------------------------------
+
+NUMERIC = [call for call in calls() if call.numeric]
+
+
+def non_finite(result, path="result"):
+    """Where ``result`` (arrays, numbers, tuples, dicts, dataclasses) holds NaN or inf, or None."""
+    if isinstance(result, np.ndarray) and result.dtype.kind in "fc":
+        return None if np.isfinite(result).all() else path
+    if isinstance(result, float | np.floating | complex):
+        return None if np.isfinite(result) else path
+    if dataclasses.is_dataclass(result):
+        result = dataclasses.asdict(result)
+    if isinstance(result, dict):
+        items = result.items()
+    elif isinstance(result, tuple | list):
+        items = enumerate(result)
+    else:
+        return None
+    return next((bad for key, value in items if (bad := non_finite(value, f"{path}[{key!r}]"))), None)
+
+
+@pytest.mark.parametrize("call", NUMERIC, ids=repr)
+@settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_no_public_function_returns_nan_or_inf_without_raising(call, data):
+    """Each argument valid or drawn from the whole double range: a finite result, or a clear error."""
+    kwargs = {name: data.draw(st.just(value) | extreme_values(call.kinds.get(name, ""), value), label=name)
+              for name, value in call.kwargs.items()}
+    try:
+        result = call.func(**kwargs)
+    except (ValueError, TypeError) as exc:
+        assert any(names(str(exc), name) for name in call.kwargs), f"{call.name}: {exc}"
+        return
+    assert non_finite(result) is None, f"{call.name} returned a non-finite {non_finite(result)}"

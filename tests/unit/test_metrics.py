@@ -74,7 +74,7 @@ def test_local_share_of_uniform_and_identity_weights():
     [
         (lambda: metrics.rmse([1.0], [1.0, 2.0]), "estimate and truth must have the same length"),
         (lambda: metrics.rmse([], []), "estimate must hold at least one value"),
-        (lambda: metrics.entropy([[0.5, -0.5]]), "weights must not be negative"),
+        (lambda: metrics.entropy([[0.5, -0.5]]), "weights must lie in \\[0, 1\\]"),
         (lambda: metrics.entropy([0.5, 0.5]), "weights must be 2-dimensional"),
         (lambda: metrics.distance_from_identity(np.ones((2, 3))), "weights must be a non-empty square"),
         (lambda: metrics.distance_from_uniform(np.ones(3)), "weights must be 2-dimensional"),

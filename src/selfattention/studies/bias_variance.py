@@ -36,6 +36,7 @@ from .._validation import (
     as_temperature,
     as_temperatures,
     finite_result,
+    naming,
 )
 from ..head import gaussian_head
 from ..signals import noisy_sine
@@ -110,7 +111,8 @@ def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None) -> Err
     z = rng.standard_normal((draws, n))  # (R, n)
     parts = np.empty((3, taus.size, n))
     for t, tau in enumerate(taus):
-        smoothed, W = gaussian_head(f, p, tau)  # (n,), (n, n)
+        with naming("temperatures", "temperature"):
+            smoothed, W = gaussian_head(f, p, tau)  # (n,), (n, n)
         wz = z @ W.T  # (R, n): the head's response to every draw at once
         parts[:, t] = smoothed - f, wz.mean(axis=0), wz.var(axis=0)
     return ErrorParts(p, taus, *parts, draws)
@@ -156,7 +158,7 @@ def risk(parts: ErrorParts, sigma, region="whole"):
     inside = region_mask(parts.positions, region)  # (n,)
     with np.errstate(over="ignore", invalid="ignore"):
         bias = parts.smooth_bias[:, inside] + sigma * parts.noise_mean[:, inside]  # (m, n_in)
-        variance = sigma**2 * parts.noise_var[:, inside]  # (m, n_in)
+        variance = sigma * sigma * parts.noise_var[:, inside]  # (m, n_in)
         out = (bias**2).mean(axis=1), variance.mean(axis=1)
     return finite_result(out, f"sigma: the error at sigma = {sigma:g} overflows the double range")
 
@@ -192,9 +194,10 @@ def expected_risk(n, sigma, temperatures, region="whole", *, periods=1):
     memory.require_matrix(n, n, "n")
     out = np.empty((2, taus.size))
     for t, tau in enumerate(taus):
-        smoothed, W = gaussian_head(f, p, tau)
+        with naming("temperatures", "temperature"):
+            smoothed, W = gaussian_head(f, p, tau)
         with np.errstate(over="ignore"):
-            out[:, t] = ((smoothed - f)[inside] ** 2).mean(), sigma**2 * (W[inside] ** 2).sum(axis=1).mean()
+            out[:, t] = ((smoothed - f)[inside] ** 2).mean(), sigma * sigma * (W[inside] ** 2).sum(axis=1).mean()
     finite_result(out, f"sigma: the variance at sigma = {sigma:g} overflows the double range")
     return out[0], out[1]
 
@@ -268,6 +271,6 @@ def leading_bias(temperature, *, periods=1):
     h = np.sqrt(as_temperature(temperature, "temperature") / 2)
     omega = 2 * np.pi * as_positive_scalar(periods, "periods")
     with np.errstate(over="ignore"):
-        end, interior = omega * h * np.sqrt(2 / np.pi), h**2 * omega**2 / 2
+        end, interior = omega * h * np.sqrt(2 / np.pi), h * h * omega * omega / 2
     finite_result((end, interior), "temperature and periods: the bias overflows the double range")
     return float(end), float(interior)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_array, as_count, as_temperature, as_temperatures
+from .._validation import as_array, as_count, as_temperature, as_temperatures, naming
 from ..head import gaussian_head
 from ..kernel import temperature_to_bandwidth
 
@@ -90,6 +90,7 @@ def row_profiles(positions, temperatures, row):
         ``sqrt(tau / 2)``, the standard deviation of each predicted Gaussian.
     """
     taus = as_temperatures(temperatures, "temperatures")
-    rows = [attention_row(positions, tau, row) for tau in taus]
+    with naming("temperatures", "temperature"):
+        rows = [attention_row(positions, tau, row) for tau in taus]
     measured, predicted = (np.array(column) for column in zip(*rows, strict=True))  # (m, n) each
     return measured, predicted, np.array([temperature_to_bandwidth(tau) for tau in taus])

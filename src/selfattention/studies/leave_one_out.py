@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import memory
-from .._validation import as_array, as_counts
+from .._validation import as_array, as_counts, naming
 from ..kernel import candidate_temperatures, leave_one_out_scores, pick_temperature
 from ..signals import noisy_sine
 
@@ -50,7 +50,8 @@ def loo_choices(ns, sigmas, seeds, candidates=None) -> np.ndarray:
                    f"the leave-one-out errors of {len(seeds) * sigmas.size} signals of up to {max(ns)} samples")
     chosen = np.empty((len(seeds), len(ns), len(sigmas)))
     for a, n in enumerate(ns):
-        signals = [noisy_sine(n, s, rng=seed) for seed in seeds for s in sigmas]
-        scores = leave_one_out_scores([y for _, _, y in signals], signals[0][0], taus)  # (r b, m)
+        with naming("sigmas", "sigma", "signal"):
+            signals = [noisy_sine(n, s, rng=seed) for seed in seeds for s in sigmas]
+            scores = leave_one_out_scores([y for _, _, y in signals], signals[0][0], taus)  # (r b, m)
         chosen[:, a, :] = pick_temperature(scores, taus).reshape(len(seeds), len(sigmas))
     return chosen

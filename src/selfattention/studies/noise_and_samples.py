@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import memory
-from .._validation import as_array, as_count, as_counts, as_rng, as_seed
+from .._validation import as_array, as_count, as_counts, as_rng, as_seed, naming
 from ..head import gaussian_head
 from ..metrics import rmse
 from ..signals import noisy_sine
@@ -108,7 +108,8 @@ def noise_levels(n, sigmas, temperature, *, periods=1, rng=None) -> list[Smoothe
     if levels.size == 0 or (levels < 0).any():
         raise ValueError("sigmas must be a non-empty array of non-negative numbers")
     seed = as_seed(rng)
-    return [smoothed_sine(n, sigma, temperature, periods=periods, rng=seed) for sigma in levels.tolist()]
+    with naming("sigmas", "sigma"):
+        return [smoothed_sine(n, sigma, temperature, periods=periods, rng=seed) for sigma in levels.tolist()]
 
 
 def noise_sweep(n, sigmas, temperature, *, periods=1, rng=None):
@@ -148,8 +149,9 @@ def error_vs_samples(sample_counts, sigma, temperature, *, n_draws=20, periods=1
     counts = as_counts(sample_counts, "sample_counts", minimum=2)
     memory.require_matrix(max(counts), max(counts), "sample_counts")
     seeds = _child_seeds(rng, as_count(n_draws, "n_draws"))
-    errors = np.array([[smoothing_errors(n, sigma, temperature, periods=periods, rng=seed)
-                        for seed in seeds] for n in counts])  # (m, n_draws, 2)
+    with naming("sample_counts", "n"):
+        errors = np.array([[smoothing_errors(n, sigma, temperature, periods=periods, rng=seed)
+                            for seed in seeds] for n in counts])  # (m, n_draws, 2)
     mean = errors.mean(axis=1)  # (m, 2)
     return mean[:, 0], mean[:, 1]
 

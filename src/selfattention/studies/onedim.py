@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import memory
-from .._validation import as_array, as_real_scalar, as_series, finite_result
+from .._validation import as_array, as_real_scalar, as_series
 from ..core import attention
 from ..metrics import rmse
 
@@ -76,8 +76,8 @@ def strength_sweep(signal, clean, strengths):
     """
     x, truth = as_series(signal=signal, clean=clean)
     cs = as_array(strengths, "strengths", ndim=1)
-    with np.errstate(over="ignore"):
-        finite_result(cs[:, None] * x**2, "strengths and signal: a score c x_i x_j overflows the double range")
+    if _overflows(np.abs(cs).max(initial=0.0), np.abs(x).max(), np.abs(x).max()):
+        raise ValueError("strengths and signal: a score c x_i x_j overflows the double range")
     errors = [rmse(onedim_head(x, w_q=c)[0], truth) for c in cs]
     return np.array(errors)  # (m,)
 
@@ -86,6 +86,13 @@ def _check_products(x, w_q, w_k, w_v) -> None:
     """Raise, naming the arguments, if the scores ``w_q w_k x_i x_j`` or values ``w_v x_j`` could overflow."""
     memory.require_matrix(x.size, x.size, "signal")
     big = np.abs(x).max()
-    with np.errstate(over="ignore"):
-        finite_result(abs(w_q) * abs(w_k) * big * big, "signal, w_q and w_k: the scores overflow the double range")
-        finite_result(abs(w_v) * big, "signal and w_v: the values overflow the double range")
+    if _overflows(w_q, w_k, big, big):
+        raise ValueError("signal, w_q and w_k: the scores w_q w_k x_i x_j overflow the double range")
+    if _overflows(w_v, big):
+        raise ValueError("signal and w_v: the values w_v x_j overflow the double range")
+
+
+def _overflows(*factors) -> bool:
+    """Whether the product of ``factors`` exceeds the largest double (judged by logarithms, so nothing overflows)."""
+    sizes = [abs(float(f)) for f in factors]
+    return 0.0 not in sizes and sum(np.log(sizes)) > np.log(np.finfo(float).max)

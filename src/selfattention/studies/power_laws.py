@@ -27,6 +27,7 @@ from .._validation import (
     as_real_scalar,
     as_rng,
     finite_result,
+    naming,
 )
 from .bias_variance import REGIONS, monte_carlo_parts, refined_argmin, risk
 
@@ -106,7 +107,8 @@ def best_temperature_grid(ns, sigmas, temperatures, *, draws=100, periods=1, rng
         parts = monte_carlo_parts(n, temperatures, draws=draws, periods=periods, rng=gen)
         for b, sigma in enumerate(sigmas):
             for region, table in best.items():
-                table[a, b] = refined_argmin(parts.temperatures, sum(risk(parts, sigma, region)))
+                with naming("sigmas", "sigma"):
+                    table[a, b] = refined_argmin(parts.temperatures, sum(risk(parts, sigma, region)))
     return best
 
 

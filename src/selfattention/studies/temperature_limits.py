@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import memory
-from .._validation import as_array, as_temperatures
+from .._validation import as_array, as_temperatures, naming
 from ..head import gaussian_head
 from ..metrics import distance_from_identity, distance_from_uniform
 
@@ -41,7 +41,8 @@ def head_at_temperatures(signal, positions, temperatures):
     n = as_array(positions, "positions", ndim=1).size
     memory.require((8 * taus.size + memory.BYTES_PER_ENTRY) * n * n, "positions and temperatures",
                    f"{taus.size} matrices of {n} x {n} attention weights")
-    runs = [gaussian_head(signal, positions, tau) for tau in taus]
+    with naming("temperatures", "temperature"):
+        runs = [gaussian_head(signal, positions, tau) for tau in taus]
     outputs, weights = (np.array(column) for column in zip(*runs, strict=True))
     return outputs, weights  # (m, n), (m, n, n)
 
@@ -68,7 +69,8 @@ def temperature_sweep(signal, positions, temperatures):
     s = as_array(signal, "signal", ndim=1)
     rows = []
     for tau in as_temperatures(temperatures, "temperatures"):  # one (n, n) matrix at a time
-        output, weights = gaussian_head(s, positions, tau)  # (n,), (n, n)
+        with naming("temperatures", "temperature"):
+            output, weights = gaussian_head(s, positions, tau)  # (n,), (n, n)
         rows.append((distance_from_identity(weights), distance_from_uniform(weights),
                      np.max(np.abs(output - s)), np.max(np.abs(output - s.mean()))))
     columns = np.array(rows).T  # (4, m)

@@ -1,0 +1,49 @@
+"""No silent NaN or inf: the cases of issue 14, each now a correct finite answer or a clear ValueError.
+
+The property over every public function and the whole double range is in
+``test_input_audit.py``; these are the calls the issue reported.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import selfattention as sa
+
+
+def test_a_tiny_bandwidth_gives_the_nearest_samples_mean_not_nan():
+    """exp(-u**2 / 2) underflows for every sample at h = 1e-200; the limit h -> 0 is the nearest sample."""
+    estimate, weights = sa.nadaraya_watson([0.5], [0.0, 1.0], [1.0, 2.0], 1e-200)
+    np.testing.assert_array_equal(weights, [[0.5, 0.5]])  # two nearest samples, equally near
+    np.testing.assert_array_equal(estimate, [1.5])
+    estimate, weights = sa.nadaraya_watson([0.4, 0.9], [0.0, 1.0], [1.0, 2.0], 1e-200)
+    np.testing.assert_array_equal(weights, [[1.0, 0.0], [0.0, 1.0]])
+    np.testing.assert_array_equal(estimate, [1.0, 2.0])
+
+
+def test_a_huge_number_of_periods_gives_the_exact_sine():
+    """1e308 is an even integer, so sin(2 pi 1e308 p) = 0 at p = 0, 1/2, 1; 1e15 + 1/4 periods end at sin(pi/2)."""
+    _, clean, noisy = sa.noisy_sine(3, 0, periods=1e308)
+    np.testing.assert_array_equal(clean, [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(noisy, clean)
+    _, clean, _ = sa.noisy_sine(2, 0, periods=1e15 + 0.25)  # representable: the doubles near 1e15 are 1/8 apart
+    assert clean[1] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_leave_one_out_of_a_huge_signal_is_the_scaled_one_or_refused():
+    p, _, y = sa.noisy_sine(30, 0.3, rng=1)
+    best, scores = sa.choose_temperature(y, p)
+    huge_best, huge_scores = sa.choose_temperature(1e154 * y, p)  # each square overflows, the mean does not
+    assert np.isfinite(huge_scores).all()
+    np.testing.assert_allclose(huge_scores, scores * 1e308, rtol=1e-12)
+    assert huge_best == best
+    spike = np.zeros(30)
+    spike[0] = 1e200
+    with pytest.raises(ValueError, match="signal"):
+        sa.choose_temperature(spike, p)  # scores near 1e398 / 30: no double holds them
+
+
+def test_a_position_whose_square_overflows_is_refused():
+    with pytest.raises(ValueError, match="positions"):
+        sa.positional_features([1.0], [1e200])
