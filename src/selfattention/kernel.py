@@ -138,7 +138,8 @@ def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
     with np.errstate(over="ignore", under="ignore"):
         for start in range(0, taus.size, step):
             block = taus[start : start + step]  # (c,)
-            weights = np.exp(scores / block[:, None, None])  # (c, n, n), before normalising
+            weights = scores / block[:, None, None]  # (c, n, n)
+            np.exp(weights, out=weights)  # the softmax's numerators
             prediction = (weights @ S.T) / weights.sum(axis=-1)[..., None]  # (c, n, k)
             out[:, start : start + step] = np.mean((S.T - prediction) ** 2, axis=1).T
         out *= scale  # twice, so that a zero error stays 0
