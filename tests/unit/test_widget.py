@@ -79,3 +79,27 @@ def test_the_button_searches_the_explorers_grid_with_the_same_tie_rule(n, sigma)
 def test_bad_input_names_the_argument(kwargs, name):
     with pytest.raises(ValueError, match=rf"^{name} "):
         w.explore(**kwargs)
+
+
+@pytest.mark.parametrize(("slider", "previous"), [("tau", defaults.TEMPERATURE), ("sigma", defaults.SIGMA)])
+def test_a_slider_set_to_nan_from_code_refuses_it_and_keeps_its_value(smoothing_widget, slider, previous):
+    """ipywidgets clamps values into the range but lets NaN through: the slider stayed at NaN."""
+    before = smoothing_widget.image.value
+    with pytest.raises(ValueError, match=rf"^{slider} must be a number, got nan"):
+        getattr(smoothing_widget, slider).value = float("nan")
+    assert getattr(smoothing_widget, slider).value == pytest.approx(previous)
+    assert smoothing_widget.image.value == before
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [({"n": 2}, "n"), ({"n": 5000}, "n"), ({"sigma": 9.0}, "sigma"), ({"sigma": -0.1}, "sigma"),
+     ({"temperature": 100.0}, "temperature"), ({"temperature": 1e-12}, "temperature")],
+)
+def test_the_figure_and_the_leave_one_out_choice_check_the_slider_ranges_like_explore(kwargs, name):
+    arguments = {"n": defaults.N, "sigma": defaults.SIGMA, "temperature": defaults.TEMPERATURE, **kwargs}
+    with pytest.raises(ValueError, match=rf"^{name} must"):
+        w.smoothing_figure(**arguments)
+    if name != "temperature":
+        with pytest.raises(ValueError, match=rf"^{name} must"):
+            w.leave_one_out_temperature(arguments["n"], arguments["sigma"])
