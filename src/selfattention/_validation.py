@@ -259,6 +259,11 @@ def finite_result(value, message: str):
     return value
 
 
+def power_of_two(x: float) -> float:
+    """A power of two in (x / 2, x] for ``x > 0`` (1 for ``x = 0``): dividing by it is exact, never overflows."""
+    return float(np.ldexp(1.0, np.frexp(x)[1] - 1)) if x > 0 else 1.0
+
+
 def as_entries(x, name: str, keys, *, series: bool = False) -> dict:
     """The arrays ``x[key]`` of a mapping, each checked as ``name[key]``; other keys are ignored.
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import memory
-from ._validation import as_array, as_temperature, as_temperatures, finite_result, same_length
+from ._validation import as_array, as_temperature, as_temperatures, finite_result, power_of_two, same_length
 from .head import centre_positions
 
 #: Candidate temperatures searched by :func:`choose_temperature` by default, and
@@ -130,7 +130,7 @@ def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
     if s.ndim not in (1, 2) or s.shape[-1] < 2:
         raise ValueError(f"signal must have shape (n,) or (k, n) with n >= 2, got {s.shape}")
     taus = candidate_temperatures(candidates)
-    scale = _power_of_two(np.abs(s).max())  # scores scale as signal**2: compute them on signal / scale
+    scale = power_of_two(np.abs(s).max())  # scores scale as signal**2: compute them on signal / scale
     S = np.atleast_2d(s) / scale  # (k, n), exactly
     scores = _masked_scores(positions, S.shape[1])  # (n, n): row maxima 0, -inf on the diagonal
     out = np.empty((S.shape[0], taus.size))  # (k, m)
@@ -158,11 +158,6 @@ def _masked_scores(positions, n: int) -> np.ndarray:
     np.fill_diagonal(scores, -np.inf)  # token i may not attend to itself
     scores -= scores.max(axis=1, keepdims=True)  # the nearest other sample gets exp(0) = 1
     return scores
-
-
-def _power_of_two(x: float) -> float:
-    """A power of two within a factor 2 of ``x`` (1 for ``x = 0``): dividing by it is exact."""
-    return float(np.ldexp(1.0, np.frexp(x)[1] - 1)) if x > 0 else 1.0
 
 
 def pick_temperature(scores, candidates):

@@ -37,6 +37,7 @@ from .._validation import (
     as_temperatures,
     finite_result,
     naming,
+    power_of_two,
 )
 from ..head import gaussian_head
 from ..signals import noisy_sine
@@ -239,7 +240,7 @@ def refined_argmin(temperatures, mse) -> float:
     if k in (0, taus.size - 1):
         raise ValueError(f"temperatures: the minimum is at the end of the grid (tau = {taus[k]:g}); widen it")
     x, y = np.log(taus[k - 1 : k + 2]), err[k - 1 : k + 2]
-    y = y / np.ldexp(1.0, np.frexp(np.abs(y).max())[1])  # exactly, to within [-1, 1]: no overflow below
+    y = y / power_of_two(np.abs(y).max())  # exactly, to within (-2, 2): no overflow below
     numerator = (x[1] - x[0]) ** 2 * (y[1] - y[2]) - (x[1] - x[2]) ** 2 * (y[1] - y[0])
     denominator = (x[1] - x[0]) * (y[1] - y[2]) - (x[1] - x[2]) * (y[1] - y[0])
     return float(np.exp(np.clip(x[1] - numerator / (2 * denominator), x[0], x[2])))

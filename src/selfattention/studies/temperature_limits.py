@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import memory
-from .._validation import as_array, as_temperatures, naming
+from .._validation import as_array, as_temperatures, finite_result, naming, power_of_two
 from ..head import gaussian_head
 from ..metrics import distance_from_identity, distance_from_uniform
 
@@ -67,11 +67,15 @@ def temperature_sweep(signal, positions, temperatures):
         ``mean_gap``: ``max |output - mean(signal)|``, 0 when the output is flat.
     """
     s = as_array(signal, "signal", ndim=1)
+    scale = power_of_two(np.abs(s).max(initial=0.0))  # |signal| / scale < 2, exactly
+    mean = np.mean(s / scale) * scale  # so that the sum cannot overflow
     rows = []
     for tau in as_temperatures(temperatures, "temperatures"):  # one (n, n) matrix at a time
         with naming("temperatures", "temperature"):
             output, weights = gaussian_head(s, positions, tau)  # (n,), (n, n)
+        with np.errstate(over="ignore"):
+            gaps = np.max(np.abs(output - s)), np.max(np.abs(output - mean))
         rows.append((distance_from_identity(weights), distance_from_uniform(weights),
-                     np.max(np.abs(output - s)), np.max(np.abs(output - s.mean()))))
+                     *finite_result(gaps, "signal: its gaps to the output overflow the double range")))
     columns = np.array(rows).T  # (4, m)
     return dict(zip(("identity", "uniform", "input_gap", "mean_gap"), columns, strict=True))
