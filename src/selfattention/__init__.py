@@ -10,6 +10,7 @@ organised by concept:
   by leave-one-out cross-validation;
 * :mod:`~selfattention.metrics`: errors and summaries of attention matrices;
 * :mod:`~selfattention.defaults`: the settings every page and demo shares;
+* :mod:`~selfattention.memory`: the limit on the memory of one n x n computation;
 * :mod:`~selfattention.symbolic`: the head's score derived with sympy;
 * :mod:`~selfattention.studies`: one module per experiment of the book;
 * :mod:`~selfattention.figures`: the book's figures (matplotlib), data passed in;
