@@ -1,7 +1,7 @@
 """Every public function of the package, with a valid call and the kind of each argument.
 
-The audits of bad input (``tests/unit/test_bad_input.py``) and of non-finite
-results (``tests/unit/test_finite_results.py``) run over :data:`CALLS`;
+The audits of bad input and of non-finite results
+(``tests/unit/test_input_audit.py``) run over :func:`calls`;
 :func:`public_callables` lists what the package defines, so that a new
 function without an entry here fails the audit until it gets one.
 
