@@ -111,7 +111,7 @@ def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
     Cost: ``m n**2`` exponentials for ``m`` candidates and ``n`` samples, and
     memory for ``n**2`` scores plus blocks of ``2**22`` weights; about 1 s at
     ``n = 1000`` with the 141 default candidates on the book's 2-core
-    machine, four times that at ``2n`` (``benchmarks/bench_kernel_chapter.py``).
+    machine (``benchmarks/bench_kernel_chapter.py``).
 
     Parameters
     ----------
@@ -198,9 +198,12 @@ def choose_temperature(signal, positions, candidates=None):
     helps to predict sample ``i``, so the score cannot reward copying it.
 
     Cost: as :func:`leave_one_out_scores`, quadratic in ``n`` in time and
-    memory: about 1 s at ``n = 1000`` with the default candidates, 4 s at
-    ``n = 2000`` (measured by ``benchmarks/bench_kernel_chapter.py``); the
-    ``n x n`` scores are refused beyond :mod:`selfattention.memory`'s limit.
+    memory: each of the ``m`` candidates exponentiates an ``n x n`` matrix,
+    ``m n**2`` exponentials in all. With the 141 default candidates that is
+    about 1 s at ``n = 1000`` on the book's 2-core machine
+    (``benchmarks/bench_kernel_chapter.py`` measures it from ``n = 250`` to
+    2000). The ``n x n`` scores are refused, before they are allocated,
+    beyond :mod:`selfattention.memory`'s limit.
 
     Parameters
     ----------
