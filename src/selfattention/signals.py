@@ -99,6 +99,6 @@ def sine(periods, positions) -> np.ndarray:
     if ((positions < 0) | (positions > 1)).any():
         raise ValueError("positions must lie in [0, 1]")
     if f * np.max(positions, initial=0.0) <= 1:
-        return np.sin(2 * np.pi * f * positions)
+        return np.sin(2 * np.pi * (f * positions))  # f p first: 2 pi f alone may overflow
     phase = [float(Fraction(f) * Fraction(float(p)) % 1) for p in positions]  # exactly, modulo 1
     return np.sin(2 * np.pi * np.array(phase))

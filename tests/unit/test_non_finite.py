@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import selfattention as sa
+from selfattention.studies.onedim import onedim_head
 
 
 def test_a_tiny_bandwidth_gives_the_nearest_samples_mean_not_nan():
@@ -47,3 +48,18 @@ def test_leave_one_out_of_a_huge_signal_is_the_scaled_one_or_refused():
 def test_a_position_whose_square_overflows_is_refused():
     with pytest.raises(ValueError, match="positions"):
         sa.positional_features([1.0], [1e200])
+
+
+# --- found by test_input_audit's property over the whole double range ---------------------------
+
+
+def test_a_huge_number_of_periods_at_position_zero_gives_zero():
+    """2 pi f overflows to inf for f = 2.9e307, and inf * 0 is NaN: the phase f p must come first."""
+    np.testing.assert_array_equal(sa.signals.sine(2.8611174857570283e307, np.zeros(6)), np.zeros(6))
+
+
+def test_queries_that_overflow_are_refused_even_when_the_scores_would_not():
+    """w_q x_i = 1.8e308 overflows although w_q w_k x_i x_j = 9.4e307 does not: the head computes w_q x_i first."""
+    signal = [0.1, 0.75, -1.05105652]
+    with pytest.raises(ValueError, match=r"^signal and w_q: "):
+        onedim_head(signal, w_q=1.7103677176170938e308, w_k=-0.5, w_v=2.0, temperature=0.7)

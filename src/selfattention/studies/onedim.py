@@ -86,6 +86,9 @@ def _check_products(x, w_q, w_k, w_v) -> None:
     """Raise, naming the arguments, if the scores ``w_q w_k x_i x_j`` or values ``w_v x_j`` could overflow."""
     memory.require_matrix(x.size, x.size, "signal")
     big = np.abs(x).max()
+    for w, name in ((w_q, "w_q"), (w_k, "w_k")):
+        if _overflows(w, big):
+            raise ValueError(f"signal and {name}: the products {name} x_i overflow the double range")
     if _overflows(w_q, w_k, big, big):
         raise ValueError("signal, w_q and w_k: the scores w_q w_k x_i x_j overflow the double range")
     if _overflows(w_v, big):
@@ -95,4 +98,5 @@ def _check_products(x, w_q, w_k, w_v) -> None:
 def _overflows(*factors) -> bool:
     """Whether the product of ``factors`` exceeds the largest double (judged by logarithms, so nothing overflows)."""
     sizes = [abs(float(f)) for f in factors]
-    return 0.0 not in sizes and sum(np.log(sizes)) > np.log(np.finfo(float).max)
+    margin = 1e-9  # the rounding of the products the head computes: refuse what is this close to the limit
+    return 0.0 not in sizes and sum(np.log(sizes)) > np.log(np.finfo(float).max) - margin
