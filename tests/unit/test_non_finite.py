@@ -11,6 +11,7 @@ import pytest
 
 import selfattention as sa
 from selfattention.studies.onedim import onedim_head
+from selfattention.studies.temperature_limits import temperature_sweep
 
 
 def test_a_tiny_bandwidth_gives_the_nearest_samples_mean_not_nan():
@@ -63,3 +64,15 @@ def test_queries_that_overflow_are_refused_even_when_the_scores_would_not():
     signal = [0.1, 0.75, -1.05105652]
     with pytest.raises(ValueError, match=r"^signal and w_q: "):
         onedim_head(signal, w_q=1.7103677176170938e308, w_k=-0.5, w_v=2.0, temperature=0.7)
+
+
+def test_a_sweep_of_a_signal_near_the_largest_double_is_finite_or_refused():
+    """The mean of six values of 9e307 overflowed in the sum (and the power of two above it in ldexp)."""
+    signal = np.full(6, 8.98846567e307)
+    try:
+        sweep = temperature_sweep(signal, np.linspace(0, 1, 6), [0.001, 0.01, 0.1])
+    except ValueError as exc:
+        assert str(exc).startswith("signal")
+    else:
+        assert all(np.isfinite(column).all() for column in sweep.values())
+        assert (sweep["mean_gap"] <= 1e-15 * signal[0]).all()  # a constant signal: the output is its mean
