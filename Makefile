@@ -4,6 +4,12 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 PYTHON ?= python3
+# The oldest Python every pinned requirement installs on: pyproject.toml's requires-python, the one place it is set.
+PYTHON_MIN := $(shell sed -n 's/^requires-python = ">=\([0-9.]*\)"$$/\1/p' pyproject.toml)
+# Empty when $(PYTHON) is new enough, else the one line `make` stops with (expanded only by the .venv recipe).
+PYTHON_TOO_OLD = $(shell $(PYTHON) -c 'import sys; need = tuple(int(x) for x in "$(PYTHON_MIN)".split(".")); \
+	sys.stdout.write("" if sys.version_info[:3] >= need else "%s is Python %s; the pinned requirements need Python $(PYTHON_MIN) or newer (run make PYTHON=/path/to/python3.x)" % (sys.executable, sys.version.split()[0]))' \
+	2>/dev/null || echo "$(PYTHON) does not run; the pinned requirements need Python $(PYTHON_MIN) or newer (run make PYTHON=/path/to/python3.x)")
 VENV := .venv
 BIN := $(VENV)/bin
 # Marks a virtual environment that holds exactly requirements.txt.
@@ -17,6 +23,7 @@ help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 $(VENV_STAMP): requirements.txt pyproject.toml
+	$(if $(PYTHON_TOO_OLD),$(error $(PYTHON_TOO_OLD)))
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@

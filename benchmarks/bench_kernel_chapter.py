@@ -1,8 +1,7 @@
 """How long the kernel-regression chapter (chapter 7) takes to execute.
 
-The chapter's MyST source is read into a notebook with myst-nb's own reader
-and executed in a fresh kernel with nbclient, as the book build does; the
-time includes the kernel's start. The target is under 20 s on the book's
+The chapter is executed in a fresh kernel as the book build does
+(:func:`benchmarks.execute_chapter`); the time includes the kernel's start. The target is under 20 s on the book's
 2-core build machine. The parts that dominate it are timed too, as are the
 leave-one-out temperature choices the demos' "best tau" controls run: the
 quadratic cost of ``choose_temperature`` in time and memory (the figures its
@@ -17,31 +16,10 @@ import statistics
 import time
 import tracemalloc
 
-from tools import ROOT
+from benchmarks import execute_chapter, median_time
 
-CHAPTER = ROOT / "book" / "kernel-regression.md"
 TARGET_S = 20.0
 RUNS = 3
-
-
-def execute_chapter() -> float:
-    """Seconds to execute the chapter in a fresh kernel."""
-    from myst_nb.core.read import read_myst_markdown_notebook
-    from nbclient import NotebookClient
-
-    nb = read_myst_markdown_notebook(CHAPTER.read_text())
-    start = time.perf_counter()
-    NotebookClient(nb, kernel_name="python3", resources={"metadata": {"path": str(CHAPTER.parent)}}).execute()
-    return time.perf_counter() - start
-
-
-def median_time(call, runs=RUNS) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def peak_mib(call) -> float:
@@ -94,7 +72,7 @@ def main() -> str:
     import selfattention as sa
     from selfattention.studies import power_laws
 
-    chapter = [execute_chapter() for _ in range(RUNS)]
+    chapter = [execute_chapter("kernel-regression") for _ in range(RUNS)]
     print(f"chapter: {', '.join(f'{t:.1f} s' for t in chapter)}", flush=True)
     grid = median_time(lambda: power_laws.best_temperature_grid(
         power_laws.GRID_NS, power_laws.GRID_SIGMAS, power_laws.GRID_TEMPERATURES,

@@ -8,6 +8,7 @@ that never touches the original's ``_build/``. Usage::
     from tools import ROOT, workcopy
 
     copy = workcopy.copy_tree(ROOT, tmp_path / "a")
+    workcopy.own_venv(copy, ROOT)    # optional: a .venv of its own, at the copy's path
     result = workcopy.build(copy)    # make build, in the copy
     result.ok, result.seconds, result.executed   # {"book/smoothing.md", ...}
 """
@@ -64,6 +65,38 @@ def copy_tree(root: Path, target: Path) -> Path:
     for name in LINKED:
         (target / name).symlink_to((root / name).resolve(), target_is_directory=True)
     return target
+
+
+def own_venv(copy: Path, root: Path) -> Path:
+    """Replace the copy's link to ``root``'s ``.venv`` by a virtual environment of its own, at ``copy/.venv``.
+
+    A fresh clone's ``make build`` would install the same pinned packages
+    there, minutes of work; this hard-links the files of ``root``'s (seconds)
+    and rewrites the scripts and ``.pth`` files that name the directory it was
+    made in to name ``copy``. Python then finds every package, and every theme its templates,
+    under ``copy/.venv``: the same environment at another path, which is what
+    the site must not depend on.
+    """
+    venv, source = copy / ".venv", (root / ".venv").resolve()
+    if venv.is_symlink():
+        venv.unlink()
+    shutil.copytree(source, venv, symlinks=True, copy_function=_link_or_copy)
+    old, new = str(source.parent).encode(), str(copy.resolve()).encode()  # the project it was made in
+    for path in [*(venv / "bin").iterdir(), *venv.glob("lib/python*/site-packages/*.pth")]:
+        if path.is_file() and not path.is_symlink() and old in (data := path.read_bytes()):
+            mode = path.stat().st_mode
+            path.unlink()  # a new file: root's, hard-linked, stays as it was
+            path.write_bytes(data.replace(old, new))
+            path.chmod(mode)
+    return venv
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    """A hard link, or a copy where the two paths are on different file systems."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
 
 
 def build(copy: Path, *, source_date_epoch: str = EPOCH, timeout: float = 1200) -> BuildResult:

@@ -12,7 +12,8 @@ A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
   emptied when their bytes change (:mod:`.freshness`);
 * makes the output depend on the sources only: the last commit's time for
   ``SOURCE_DATE_EPOCH`` when it is not set, stable cell ids in the
-  downloadable notebooks (:mod:`.reproducible`);
+  downloadable notebooks, a ``.buildinfo`` hash free of the build's
+  directory (:mod:`.reproducible`);
 * fails the build (a warning, and warnings are errors) when a page would load
   an asset from another host or embeds ipywidgets state (random model ids),
   or when an absolute path of the build machine leaks into the output
@@ -30,6 +31,8 @@ from . import checks, freshness, mathjax, reproducible
 
 def setup(app: Sphinx) -> dict[str, Any]:
     reproducible.default_source_date_epoch()
+    # After the themes (priority 500) have added their absolute templates paths.
+    app.connect("config-inited", reproducible.relative_template_paths, priority=900)
     # After myst-nb (priority 500) has resolved the jupyter-cache path.
     app.connect("builder-inited", freshness.invalidate_stale_cache, priority=900)
     app.connect("builder-inited", mathjax.copy_mathjax, priority=900)

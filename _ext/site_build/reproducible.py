@@ -5,6 +5,12 @@
   last commit's time unless it is set already. This is the one place that
   reads it from git: ``make build`` and a direct ``jupyter-book build``
   alike get it here.
+* ``.buildinfo`` holds a hash of the HTML configuration, which Sphinx
+  compares on the next build to decide whether every page must be rewritten.
+  The themes append the absolute paths of their templates (inside ``.venv``)
+  to ``templates_path``, so the hash, and the site, depended on the directory
+  of the build; :func:`relative_template_paths` makes those entries relative
+  to the configuration directory, which is how Sphinx reads them anyway.
 * The notebooks readers download from ``_sources/`` (copied there by
   sphinx-book-theme from myst-nb's executed notebooks) carry the random
   cell ids that jupytext gives each cell when it reads a MyST file;
@@ -21,6 +27,7 @@ import subprocess
 from pathlib import Path
 
 from sphinx.application import Sphinx
+from sphinx.config import Config
 
 from .paths import PROJECT_ROOT
 
@@ -36,6 +43,17 @@ def default_source_date_epoch() -> None:
         return
     if result.stdout.strip().isdigit():
         os.environ["SOURCE_DATE_EPOCH"] = result.stdout.strip()
+
+
+def relative_template_paths(app: Sphinx, config: Config) -> None:
+    """Make every absolute ``templates_path`` entry relative to the configuration directory.
+
+    Sphinx joins each entry with ``app.confdir`` when it loads templates, so a
+    relative entry names the same directory, and the hash Sphinx writes to
+    ``.buildinfo`` no longer holds the path of the build.
+    """
+    config.templates_path = [os.path.relpath(path, app.confdir) if os.path.isabs(path) else path
+                             for path in config.templates_path]
 
 
 def cell_id(index: int, source: str | list[str]) -> str:

@@ -5,13 +5,17 @@ organised by concept:
 
 * :mod:`~selfattention.core`: the softmax and scaled dot-product attention;
 * :mod:`~selfattention.head`: the engineered attention head that smooths a signal;
-* :mod:`~selfattention.signals`: the noisy sine it smooths;
+* :mod:`~selfattention.signals`: the noisy sine it smooths, and a sine with a jump;
 * :mod:`~selfattention.kernel`: kernel regression, and choosing the temperature
   by leave-one-out cross-validation;
 * :mod:`~selfattention.metrics`: errors and summaries of attention matrices;
 * :mod:`~selfattention.defaults`: the settings every page and demo shares;
 * :mod:`~selfattention.memory`: the limit on the memory of one n x n computation;
-* :mod:`~selfattention.symbolic`: the head's score derived with sympy;
+* :mod:`~selfattention.bilateral`: the engineered head whose scores compare values
+  as well as positions (the bilateral filter);
+* :mod:`~selfattention.learning`: a head's loss and its gradient, derived by hand;
+* :mod:`~selfattention.training`: gradient descent and Adam on that loss;
+* :mod:`~selfattention.symbolic`: the heads' scores derived with sympy;
 * :mod:`~selfattention.studies`: one module per experiment of the book;
 * :mod:`~selfattention.figures`: the book's figures (matplotlib), data passed in;
 * :mod:`~selfattention.interactive`: the in-page explorer's data and the

@@ -307,3 +307,28 @@ def naming(outer: str, *inner: str):
 
 def _names(message: str, name: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", message) is not None
+def as_token_batch(X, y, targets=None):
+    """Tokens, values and targets of one signal or of a batch, checked and batched.
+
+    ``X`` has shape (n, d) or (b, n, d) with ``n >= 2``; ``y`` and ``targets``
+    (``y`` itself when None) have ``X``'s shape without its last axis.
+    Returns arrays of shapes (b, n, d), (b, n), (b, n), with ``b = 1`` for one signal.
+    """
+    X = as_array(X, "X")
+    if X.ndim not in (2, 3) or X.shape[-2] < 2 or X.shape[-1] < 1:
+        raise ValueError(f"X must have shape (n, d) or (b, n, d) with n >= 2, got {X.shape}")
+    v = as_array(y, "y")
+    t = v if targets is None else as_array(targets, "targets")
+    for name, arr in (("y", v), ("targets", t)):
+        if arr.shape != X.shape[:-1]:
+            raise ValueError(f"{name} must have shape {X.shape[:-1]} to match X, got {arr.shape}")
+    return (X, v, t) if X.ndim == 3 else (X[None], v[None], t[None])
+
+
+def as_projections(W_Q, W_K, d: int):
+    """``W_Q`` and ``W_K`` as float arrays, after checking both have shape (d, d_k)."""
+    W_Q = as_array(W_Q, "W_Q", ndim=2)
+    W_K = as_array(W_K, "W_K", ndim=2)
+    if W_Q.shape[0] != d or W_K.shape != W_Q.shape:
+        raise ValueError(f"W_Q and W_K must both have shape ({d}, d_k), got {W_Q.shape} and {W_K.shape}")
+    return W_Q, W_K

@@ -68,8 +68,8 @@ def _softmax_inplace(z: np.ndarray, axis: int, name: str, temperature: float = 1
 def attention(Q, K, V, temperature=None, *, mask=None):
     r"""Scaled dot-product attention, returning the weights as well.
 
-    .. math:: W = \operatorname{softmax}(Q K^\top / \tau), \qquad
-        \text{output} = W V
+    .. math:: A = \operatorname{softmax}(Q K^\top / \tau), \qquad
+        \text{output} = A V
 
     Parameters
     ----------
@@ -83,7 +83,8 @@ def attention(Q, K, V, temperature=None, *, mask=None):
         The divisor ``tau`` of the scores; ``sqrt(d_k)`` when omitted.
     mask : array_like of bool, shape (n_queries, n_keys), optional
         ``True`` where query ``i`` may attend to key ``j``. Masked scores are
-        set to ``-inf`` before the softmax, so they get weight exactly 0.
+        set to ``-inf`` before the softmax; ``exp(-inf) = 0``, so a masked key
+        gets weight exactly 0 and the row's weight is shared among the others.
 
     Returns
     -------

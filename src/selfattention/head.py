@@ -32,7 +32,7 @@ from .core import attention
 MAX_SPREAD = 1e154
 #: The head refuses inputs on which its rounding could move a row of weights by
 #: more than this in total: the bound is ``4 delta (1 - max_j w_ij)``, with
-#: ``delta = 16 eps max|p - c|**2 / tau`` bounding the rounding of every scaled score
+#: ``delta = 16 eps max|p - p_mid|**2 / tau`` bounding the rounding of every scaled score
 #: (``eps`` the double precision, ``c`` the centre of :func:`centre_positions`;
 #: see ``_check_rounding``).
 ROUNDING_TOLERANCE = 1e-6
@@ -67,10 +67,10 @@ def positional_features(signal, positions) -> np.ndarray:
 def centre_positions(positions) -> np.ndarray:
     r"""Positions shifted so that the middle of their range is 0.
 
-    .. math:: p_i - c, \qquad c = \tfrac12 \big(\min_k p_k + \max_k p_k\big)
+    .. math:: p_i - p_{\text{mid}}, \qquad p_{\text{mid}} = \tfrac12 \big(\min_j p_j + \max_j p_j\big)
 
     The head's scores ``-(p_i - p_j)**2`` depend on differences of positions
-    only, so the shift changes no score; it makes ``max |p - c|`` as small
+    only, so the shift changes no score; it makes ``max |p - p_mid|`` as small
     as it can be, half the spread, which keeps the three terms of the
     expanded square small (see the module's docstring).
 
@@ -90,34 +90,76 @@ def centre_positions(positions) -> np.ndarray:
     return p - (low / 2 + high / 2)  # (n,)
 
 
-def gaussian_head_weights():
+def gaussian_head_weights(d_k=3):
     """The fixed projections of the engineered head.
 
-    Each of the three terms of ``-(p_i - p_j)**2`` gets its own dimension::
+    With ``d_k = 3`` each of the three terms of ``-(p_i - p_j)**2`` gets its
+    own dimension::
 
-        Q_i = [sqrt(2) p_i, -p_i**2, 1]
-        K_j = [sqrt(2) p_j, 1, -p_j**2]
-        Q_i . K_j = 2 p_i p_j - p_i**2 - p_j**2 = -(p_i - p_j)**2
+        q_i = [sqrt(2) p_i, -p_i**2, 1]
+        k_j = [sqrt(2) p_j, 1, -p_j**2]
+        q_i . k_j = 2 p_i p_j - p_i**2 - p_j**2 = -(p_i - p_j)**2
+
+    With ``d_k = 2`` the middle dimension is dropped, and ``q_i . k_j =
+    2 p_i p_j - p_j**2 = -(p_i - p_j)**2 + p_i**2``. The extra ``p_i**2`` is
+    the same for every key of row ``i``, and the softmax of a row does not
+    change when one number is added to all its scores: the weights are the
+    same.
+
+    Parameters
+    ----------
+    d_k : {3, 2}
+        The dimension of the queries and keys.
 
     Returns
     -------
-    W_Q : ndarray, shape (4, 3)
-    W_K : ndarray, shape (4, 3)
+    W_Q : ndarray, shape (4, d_k)
+    W_K : ndarray, shape (4, d_k)
     W_V : ndarray, shape (4, 1)
         ``W_V`` copies the signal column, so the head averages the signal.
     """
+    if isinstance(d_k, bool) or not isinstance(d_k, int | np.integer) or d_k not in (2, 3):
+        raise ValueError(f"d_k must be 3 or 2, got {d_k!r}")
     r2 = np.sqrt(2.0)
     W_Q = np.array([[0, 0, 0], [r2, 0, 0], [0, -1, 0], [0, 0, 1]], dtype=float)
     W_K = np.array([[0, 0, 0], [r2, 0, 0], [0, 0, -1], [0, 1, 0]], dtype=float)
     W_V = np.array([[1], [0], [0], [0]], dtype=float)
-    return W_Q, W_K, W_V
+    keep = [0, 1, 2] if d_k == 3 else [0, 2]  # d_k = 2: drop the term -p_i**2 of the query alone
+    return W_Q[:, keep], W_K[:, keep], W_V
+
+
+def fixed_divisor_weights(temperature):
+    r"""Projections that give the head at ``temperature`` when the scores are divided by ``sqrt(d_k)``.
+
+    A transformer always divides the scores by ``sqrt(d_k)``; it has no
+    temperature knob. Scaling ``W_Q`` by ``sqrt(d_k) / tau`` gives the same
+    weights as the book's head at temperature ``tau``:
+
+    .. math:: \frac{(X W_Q \tfrac{\sqrt{d_k}}{\tau})(X W_K)^\top}{\sqrt{d_k}}
+        = \frac{Q K^\top}{\tau}.
+
+    Parameters
+    ----------
+    temperature : float
+        The book's ``tau > 0``.
+
+    Returns
+    -------
+    W_Q : ndarray, shape (4, 3)
+        :func:`gaussian_head_weights`'s ``W_Q`` times ``sqrt(3) / tau``.
+    W_K : ndarray, shape (4, 3)
+    W_V : ndarray, shape (4, 1)
+    """
+    tau = as_temperature(temperature, "temperature")
+    W_Q, W_K, W_V = gaussian_head_weights()
+    return W_Q * (np.sqrt(W_Q.shape[1]) / tau), W_K, W_V
 
 
 def gaussian_head(signal, positions, temperature, *, mask=None):
     r"""Run the engineered head on a signal: a Gaussian smoother.
 
-    .. math:: \text{output}_i = \sum_j w_{ij} s_j, \qquad
-        w_{ij} = \frac{\exp(-(p_i - p_j)^2 / \tau)}{\sum_k \exp(-(p_i - p_k)^2 / \tau)}
+    .. math:: \text{output}_i = \sum_j a_{ij} s_j, \qquad
+        a_{ij} = \frac{\exp(-(p_i - p_j)^2 / \tau)}{\sum_l \exp(-(p_i - p_l)^2 / \tau)}
 
     Parameters
     ----------

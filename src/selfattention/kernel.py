@@ -2,8 +2,8 @@ r"""Kernel regression: the classical estimator the engineered head reproduces.
 
 The Nadaraya-Watson estimator with a Gaussian kernel of bandwidth ``h``,
 
-.. math:: \hat f(x) = \frac{\sum_j K_h(x - x_j)\, y_j}{\sum_j K_h(x - x_j)},
-    \qquad K_h(u) = \exp\!\left(-\frac{u^2}{2 h^2}\right),
+.. math:: \hat f(p) = \frac{\sum_j \kappa_h(p - p_j)\, s_j}{\sum_j \kappa_h(p - p_j)},
+    \qquad \kappa_h(u) = \exp\!\left(-\frac{u^2}{2 h^2}\right),
 
 is the engineered attention head with temperature ``tau = 2 h**2``
 (:func:`temperature_to_bandwidth` converts back).
@@ -98,8 +98,8 @@ def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
     Leave-one-out predicts every sample from all the others: it is the
     engineered head with the diagonal of its attention masked out,
 
-    .. math:: \mathrm{LOO}(\tau) = \frac{1}{n} \sum_i
-        \Big(s_i - \sum_{j \ne i} w^{(-i)}_{ij} s_j\Big)^2 .
+    .. math:: \mathrm{LOO}(\tau) = \frac{1}{N} \sum_i
+        \Big(s_i - \sum_{j \ne i} a^{(-i)}_{ij} s_j\Big)^2 .
 
     The head's scores ``-(p_i - p_j)**2`` are computed once, from the
     distances themselves (the same numbers as the head's projections give,

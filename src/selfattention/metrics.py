@@ -1,7 +1,7 @@
 r"""Measures of error and of attention: how far an estimate is from the truth,
 and what an attention matrix does.
 
-An attention matrix ``W`` has one row per query, holding non-negative weights
+An attention matrix ``A`` has one row per query, holding non-negative weights
 that sum to 1. Its two limits are the identity (every token attends to itself
 only) and the uniform matrix ``1/n`` (every token averages all); the
 functions here say where a matrix lies between them, how many tokens a row
@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_array, as_nonnegative_scalar, as_series, as_weights, finite_result
+from ._validation import as_array, as_nonnegative_scalar, as_series, as_weights, finite_result, same_length
 
 
 def rmse(estimate, truth) -> float:
     r"""Root-mean-square error of ``estimate`` against ``truth``.
 
-    .. math:: \mathrm{RMSE} = \sqrt{\tfrac{1}{n} \sum_i (\hat y_i - y_i)^2}
+    .. math:: \mathrm{RMSE} = \sqrt{\tfrac{1}{n} \sum_i (\text{estimate}_i - \text{truth}_i)^2}
 
     Parameters
     ----------
@@ -38,7 +38,7 @@ def rmse(estimate, truth) -> float:
 def entropy(weights) -> np.ndarray:
     r"""Shannon entropy (in nats) of each row of an attention matrix.
 
-    .. math:: H_i = -\sum_j w_{ij} \log w_{ij}, \qquad 0 \log 0 = 0
+    .. math:: H_i = -\sum_j a_{ij} \log a_{ij}, \qquad 0 \log 0 = 0
 
     It is ``log(n_keys)`` for uniform weights and 0 for a one-hot row.
 
@@ -56,14 +56,45 @@ def entropy(weights) -> np.ndarray:
     return -np.sum(w * np.log(safe), axis=1)  # (n_queries,)
 
 
+def jacobian_norm(weights) -> np.ndarray:
+    r"""How strongly each row of weights responds to its scores: the size of the softmax's derivative.
+
+    For a row :math:`a = \operatorname{softmax}(e)` the derivative of the
+    weights by the scores is :math:`J = \operatorname{diag}(a) - a^\top a`
+    (``a`` a row); its Frobenius norm is
+
+    .. math:: \|J\|_F = \sqrt{\textstyle\sum_j a_j^2 - 2 \sum_j a_j^3 + \big(\sum_j a_j^2\big)^2}.
+
+    It is 0 for a one-hot row (the softmax is saturated: a small change of
+    the scores moves no weight) and ``sqrt((1 - 1/n) / n)`` for ``n`` equal
+    weights. The sum over pairs, :math:`(\sum_j a_j^2)^2 - \sum_j a_j^4`, is
+    taken apart around the largest weight, so that a nearly one-hot row loses
+    no precision to cancellation.
+
+    Parameters
+    ----------
+    weights : array_like, shape (n_queries, n_keys)
+        Non-negative rows that sum to 1.
+
+    Returns
+    -------
+    ndarray, shape (n_queries,)
+    """
+    w = as_weights(weights, "weights")
+    b = np.sort(w**2, axis=1)  # (n_queries, n_keys), the largest last
+    rest = b[:, :-1].sum(axis=1)  # (n_queries,): every squared weight but the largest
+    pairs = 2 * b[:, -1] * rest + rest**2 - np.sum(b[:, :-1] ** 2, axis=1)  # sum over j != l of a_j^2 a_l^2
+    return np.sqrt(np.maximum(np.sum((w - w**2) ** 2, axis=1) + pairs, 0.0))  # (n_queries,)
+
+
 def effective_neighbours(weights) -> np.ndarray:
-    r"""How many tokens each query really averages: ``1 / sum_j w_ij**2``.
+    r"""How many tokens each query really averages: ``1 / sum_j a_ij**2``.
 
-    .. math:: k_i = \frac{1}{\sum_j w_{ij}^2}
+    .. math:: N_{\text{eff},i} = \frac{1}{\sum_j a_{ij}^2}
 
-    A row that puts weight ``1/k`` on ``k`` tokens gives exactly ``k``;
+    A row that puts weight ``1/m`` on ``m`` tokens gives exactly ``m``;
     averaging independent noise of standard deviation ``sigma`` with row
-    ``i`` leaves noise of standard deviation ``sigma / sqrt(k_i)``.
+    ``i`` leaves noise of standard deviation ``sigma / sqrt(N_eff_i)``.
 
     Parameters
     ----------
@@ -78,7 +109,7 @@ def effective_neighbours(weights) -> np.ndarray:
 
 
 def distance_from_identity(weights) -> float:
-    """``max |W - I|``: how far an attention matrix is from "attend to yourself".
+    """``max |A - I|``: how far an attention matrix is from "attend to yourself".
 
     Parameters
     ----------
@@ -93,7 +124,7 @@ def distance_from_identity(weights) -> float:
 
 
 def distance_from_uniform(weights) -> float:
-    """``max |W - 1/n|``: how far an attention matrix is from "attend to all equally".
+    """``max |A - 1/n|``: how far an attention matrix is from "attend to all equally".
 
     Parameters
     ----------
@@ -128,7 +159,7 @@ def most_attended(weights) -> np.ndarray:
 def local_share(weights, positions, radius) -> float:
     r"""Mean share of each row's attention that lands within ``radius`` of the query.
 
-    .. math:: \frac{1}{n} \sum_i \sum_{j:\, |p_i - p_j| \le r} w_{ij}
+    .. math:: \frac{1}{n} \sum_i \sum_{j:\, |p_i - p_j| \le r} a_{ij}
 
     A head that smooths puts most of its weight near the query; a uniform
     average puts there only the fraction of tokens that lie within ``r``.
@@ -152,3 +183,46 @@ def local_share(weights, positions, radius) -> float:
     with np.errstate(over="ignore"):  # an overflowing distance is correctly "not near"
         near = np.abs(p[:, None] - p[None, :]) <= r  # (n, n)
     return float(np.mean(np.sum(np.where(near, w, 0.0), axis=1)))
+
+
+def shrunk_share(output, signal) -> float:
+    r"""Share of the tokens whose output is smaller in magnitude than their input.
+
+    .. math:: \frac{1}{n}\, \#\{i : |\text{output}_i| < |s_i|\}
+
+    Parameters
+    ----------
+    output, signal : array_like, shape (n,)
+
+    Returns
+    -------
+    float, between 0 and 1
+    """
+    o = as_array(output, "output", ndim=1)
+    s = as_array(signal, "signal", ndim=1)
+    same_length(o, s, "output", "signal")
+    if s.size == 0:
+        raise ValueError("signal must hold at least one value")
+    return float(np.mean(np.abs(o) < np.abs(s)))
+
+
+
+def mean_attended_distance(weights, positions) -> float:
+    r"""How far, on average, queries look: :math:`\frac1N \sum_i \sum_j a_{ij} |p_i - p_j|`.
+
+    Parameters
+    ----------
+    weights : array_like, shape (n, n) or (k, n, n)
+        One attention matrix, or one per signal (then averaged over all of them).
+    positions : array_like, shape (n,)
+
+    Returns
+    -------
+    float
+        In position units: 0 for the identity, about 1/3 for uniform weights on [0, 1].
+    """
+    p = as_array(positions, "positions", ndim=1)
+    w = as_array(weights, "weights")
+    if w.ndim not in (2, 3) or w.shape[-2:] != (p.size, p.size):
+        raise ValueError(f"weights must have shape (n, n) or (k, n, n) with n = {p.size}, got {w.shape}")
+    return float(np.mean(np.sum(w * np.abs(p[:, None] - p[None, :]), axis=-1)))

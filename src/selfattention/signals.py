@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import memory
-from ._validation import as_array, as_count, as_nonnegative_scalar, as_rng, finite_result
+from ._validation import as_array, as_count, as_nonnegative_scalar, as_real_scalar, as_rng, finite_result
 
 #: Bytes per sample of :func:`noisy_sine` at its peak: positions, clean, noise, noisy.
 _BYTES_PER_SAMPLE = 32
@@ -42,8 +42,10 @@ def unit_noise(n, rng=None) -> np.ndarray:
 def noisy_sine(n, sigma, *, periods=1, rng=None):
     r"""A sine sampled at ``n`` evenly spaced positions, plus Gaussian noise.
 
-    .. math:: y_i = \sin(2 \pi f p_i) + \sigma z_i, \qquad
+    .. math:: s_i = f(p_i) + \sigma z_i, \qquad f(p) = \sin(2 \pi \cdot \text{periods} \cdot p), \qquad
         p_i = \frac{i}{n - 1},\quad z_i \sim \mathcal N(0, 1)
+
+    (0-based ``i``).
 
     Parameters
     ----------
@@ -52,7 +54,7 @@ def noisy_sine(n, sigma, *, periods=1, rng=None):
     sigma : float
         Noise standard deviation, ``>= 0``.
     periods : float
-        Number of periods ``f`` of the sine on ``[0, 1]``.
+        Number of periods of the sine on ``[0, 1]``.
     rng : int, numpy.random.Generator or None
         Seed or generator for the noise.
 
@@ -102,3 +104,33 @@ def sine(periods, positions) -> np.ndarray:
         return np.sin(2 * np.pi * (f * positions))  # f p first: 2 pi f alone may overflow
     phase = [float(Fraction(f) * Fraction(float(p)) % 1) for p in positions]  # exactly, modulo 1
     return np.sin(2 * np.pi * np.array(phase))
+def step_sine(n, sigma, *, jump=1.5, at=0.5, rng=None):
+    r"""A sine with a jump of height ``jump`` at position ``at``, plus Gaussian noise.
+
+    .. math:: f(p) = \sin(2 \pi p) + J\,[p \ge p_J], \qquad
+        s_i = f(p_i) + \sigma z_i, \quad p_i = \frac{i}{n - 1}
+
+    The noise is that of :func:`noisy_sine` with the same ``rng``.
+
+    Parameters
+    ----------
+    n : int
+        Number of samples, at least 1.
+    sigma : float
+        Noise standard deviation, ``>= 0``.
+    jump : float
+        The height ``J`` of the jump (negative for a drop).
+    at : float
+        Its position ``p_J``: samples at ``p >= at`` are raised by ``jump``.
+    rng : int, numpy.random.Generator or None
+        Seed or generator for the noise.
+
+    Returns
+    -------
+    positions, clean, noisy : ndarray, shape (n,) each
+        As in :func:`noisy_sine`, with the step added to ``clean`` and ``noisy``.
+    """
+    jump, at = as_real_scalar(jump, "jump"), as_real_scalar(at, "at")
+    positions, clean, noisy = noisy_sine(n, sigma, rng=rng)
+    step = jump * (positions >= at)  # (n,)
+    return positions, clean + step, noisy + step

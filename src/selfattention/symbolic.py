@@ -3,12 +3,18 @@ r"""The quadratic-expansion trick, derived symbolically with sympy.
 The engineered head's projections are meant to make the query-key score of
 tokens ``i`` and ``j`` equal
 
-.. math:: q_i \cdot k_j = -(p_i - p_j)^2 = -p_i^2 + 2 p_i p_j - p_j^2.
+.. math:: q_i \cdot k_j = -(p_i - p_j)^2 = -p_i^2 + 2 p_i p_j - p_j^2,
 
-This module checks that claim with computer algebra: it builds the two
-tokens' augmented rows ``x = [s, p, p**2, 1]`` from symbols, multiplies them
-by the package's *actual* :func:`~selfattention.head.gaussian_head_weights`
-(converted exactly, ``sqrt(2)`` included) and simplifies the dot product.
+and the bilateral head's (:mod:`~selfattention.bilateral`) to make it
+
+.. math:: q_i \cdot k_j = -\frac{(p_i - p_j)^2}{\tau_p} - \frac{(s_i - s_j)^2}{\tau_s}.
+
+This module checks both claims with computer algebra: it builds the two
+tokens' augmented rows (``x = [s, p, p**2, 1]``, or ``[s, s**2, p, p**2, 1]``)
+from symbols, multiplies them by the package's *actual* projections
+(converted exactly, ``sqrt(2)`` included; the bilateral head's at unit
+temperatures, each query dimension then divided by its temperature symbol)
+and simplifies the dot product.
 
 sympy is imported here only, so ``import selfattention`` never needs it.
 """
@@ -22,6 +28,7 @@ import sympy as sp
 
 from . import memory
 from ._validation import InputTypeError, as_array, as_flag, as_real_scalar, as_series, finite_result
+from .bilateral import SCORE_TERMS, bilateral_head_weights
 from .head import centre_positions, gaussian_head_weights, positional_features
 
 #: Symbols of two tokens: signal values ``s_i, s_j`` and positions ``p_i, p_j``.
@@ -124,7 +131,7 @@ def symbolic_score(W_Q=None, W_K=None):
     Returns
     -------
     terms : list of sympy.Expr
-        ``q_i[d] * k_j[d]`` for each dimension ``d``: one term of the
+        ``q_i[r] * k_j[r]`` for each dimension ``r``: one term of the
         expansion per dimension.
     expanded : sympy.Expr
         Their sum, expanded.
@@ -132,9 +139,30 @@ def symbolic_score(W_Q=None, W_K=None):
         The same score, factored (``-(p_i - p_j)**2`` for the package's head).
     """
     q, k = symbolic_projections(W_Q, W_K)
-    terms = [sp.expand(q[d] * k[d]) for d in range(q.shape[1])]
+    terms = [sp.expand(q[r] * k[r]) for r in range(q.shape[1])]
     expanded = sp.expand(sum(terms, sp.Integer(0)))
     return terms, expanded, sp.factor(expanded)
+
+
+def score_offset(W_Q=None, W_K=None) -> sp.Expr:
+    r"""What the score adds to the negative squared distance, simplified.
+
+    .. math:: q_i \cdot k_j + (p_i - p_j)^2
+
+    0 for the package's head; ``p_i**2`` for its ``d_k = 2`` variant, a term
+    of the query alone, which the softmax of row ``i`` ignores.
+
+    Parameters
+    ----------
+    W_Q, W_K : array_like, shape (4, d_k), optional
+        As for :func:`symbolic_projections`.
+
+    Returns
+    -------
+    sympy.Expr
+    """
+    _, expanded, _ = symbolic_score(W_Q, W_K)
+    return sp.simplify(expanded + (p_i - p_j) ** 2)
 
 
 def is_negative_squared_distance(W_Q=None, W_K=None) -> bool:
@@ -149,8 +177,7 @@ def is_negative_squared_distance(W_Q=None, W_K=None) -> bool:
     -------
     bool
     """
-    _, expanded, _ = symbolic_score(W_Q, W_K)
-    return sp.simplify(expanded + (p_i - p_j) ** 2) == 0
+    return score_offset(W_Q, W_K) == 0
 
 
 def numeric_score_error(positions, signal=None, *, centre=True) -> float:
@@ -181,3 +208,56 @@ def numeric_score_error(positions, signal=None, *, centre=True) -> float:
         scores = (X @ W_Q) @ (X @ W_K).T  # (n, n)
         gap = np.max(np.abs(scores + (p[:, None] - p[None, :]) ** 2))
     return float(finite_result(gap, "positions: the scores or squared distances overflow the double range"))
+
+
+#: The two temperatures, as positive symbols.
+tau_p, tau_s = sp.symbols("tau_p tau_s", positive=True)
+
+
+def content_row(signal, position) -> sp.Matrix:
+    """The bilateral head's token ``[s, s**2, p, p**2, 1]`` as a symbolic row, shape (1, 5).
+
+    Parameters are those of :func:`token_row`.
+    """
+    return sp.Matrix([[signal, signal**2, position, position**2, 1]])
+
+
+def symbolic_bilateral_projections():
+    r"""The bilateral head's ``W_Q`` and ``W_K`` with symbolic temperatures.
+
+    Returns
+    -------
+    W_Q, W_K : sympy.Matrix, shape (5, 6)
+        ``W_Q`` is the package's matrix at ``tau_p = tau_s = 1`` with each
+        column divided by its temperature symbol; ``W_K`` does not depend on them.
+    """
+    unit_Q, unit_K, _ = bilateral_head_weights(1.0, 1.0)
+    divisor = {"position": tau_p, "signal": tau_s}
+    scale = sp.diag(*[1 / divisor[term] for term in SCORE_TERMS])  # (6, 6)
+    return exact_matrix(unit_Q) * scale, exact_matrix(unit_K)
+
+
+def symbolic_bilateral_score():
+    """The score ``q_i . k_j`` of the bilateral head, term by term and in two parts.
+
+    Returns
+    -------
+    q_i, k_j : sympy.Matrix, shape (1, 6)
+    terms : list of sympy.Expr
+        ``q_i[r] * k_j[r]`` for each of the six dimensions.
+    parts : dict of str -> sympy.Expr
+        The sum of the terms of each temperature (:data:`SCORE_TERMS`), factored.
+    """
+    W_Q, W_K = symbolic_bilateral_projections()
+    q, k = content_row(s_i, p_i) * W_Q, content_row(s_j, p_j) * W_K
+    terms = [sp.expand(q[r] * k[r]) for r in range(q.shape[1])]
+    parts = {name: sp.factor(sum((t for t, n in zip(terms, SCORE_TERMS, strict=True) if n == name), sp.Integer(0)))
+             for name in dict.fromkeys(SCORE_TERMS)}
+    return q, k, terms, parts
+
+
+def is_bilateral_score() -> bool:
+    """True when ``q_i . k_j + (p_i - p_j)**2 / tau_p + (s_i - s_j)**2 / tau_s`` simplifies to exactly 0."""
+    *_, terms, _ = symbolic_bilateral_score()
+    score = sum(terms, sp.Integer(0))
+    return sp.simplify(score + (p_i - p_j) ** 2 / tau_p + (s_i - s_j) ** 2 / tau_s) == 0

@@ -1,16 +1,27 @@
 """Two clean builds of the same sources, in two directories, give byte-identical sites.
 
 The slow test copies the working tree twice (directories of different names
-and depths, so a leaked absolute path would show), runs ``make build`` in
-each with the same ``SOURCE_DATE_EPOCH``, and compares the two
-``_build/html`` trees file by file; a difference is reported with the file
-and its first differing line. The fast tests check that report.
+and depths, so a leaked absolute path would show), gives each copy a
+``.venv`` of its own at the copy's path, as two fresh clones have, runs
+``make build`` in each with the same ``SOURCE_DATE_EPOCH``, and compares the
+two ``_build/html`` trees file by file; a difference is reported with the
+file and its first differing line. The fast tests check that report, that a
+copy's ``.venv`` really lives at the copy's path, and the one setting that
+made the site depend on it (the themes' templates paths, hashed into
+``.buildinfo``).
 """
 
 from __future__ import annotations
 
-import pytest
+import os
+import subprocess
+from types import SimpleNamespace
 
+import pytest
+from sphinx.builders.html import BuildInfo
+from sphinx.config import Config
+
+from _ext.site_build import reproducible
 from tools import ROOT, SITE, workcopy
 
 
@@ -19,6 +30,7 @@ def test_two_clean_builds_are_byte_identical(tmp_path):
     first = workcopy.copy_tree(ROOT, tmp_path / "first")
     second = workcopy.copy_tree(ROOT, tmp_path / "another" / "directory")
     for copy in (first, second):
+        workcopy.own_venv(copy, ROOT)
         result = workcopy.build(copy)
         assert result.ok, result.log[-3000:]
     site_a, site_b = first / SITE, second / SITE
@@ -46,3 +58,38 @@ def test_identical_trees_have_no_difference(tmp_path):
     (tmp_path / "b" / "image.png").write_bytes(bytes(range(255)) + b"\x00")
     assert workcopy.differences(tmp_path / "a", tmp_path / "b") == [
         "image.png: binary files differ from byte 255"]
+
+
+def test_a_copys_own_venv_finds_the_theme_at_the_copys_path(tmp_path):
+    """What makes the slow test see a directory leak: each copy's theme lives under that copy."""
+    script = ROOT / ".venv" / "bin" / "jupyter-book"
+    original = script.read_bytes()
+    copy = workcopy.copy_tree(ROOT, tmp_path / "copy")
+    workcopy.own_venv(copy, ROOT)
+    assert not (copy / ".venv").is_symlink()
+    found = subprocess.run([copy / ".venv" / "bin" / "python", "-c",
+                            "import sys, sphinx_book_theme, selfattention; "
+                            "print(sys.prefix, sphinx_book_theme.get_html_theme_path(), selfattention.__file__)"],
+                           capture_output=True, text=True, check=True,
+                           env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}).stdout.split()
+    assert all(path.startswith(f"{copy}/") for path in found), found
+    assert (copy / ".venv" / "bin" / "jupyter-book").read_text().startswith(f"#!{copy}/.venv/bin/python")
+    assert script.read_bytes() == original, "the original environment is left as it was"
+
+
+def buildinfo_hash(root, theme_templates) -> str:
+    """The config hash Sphinx writes to ``.buildinfo`` for a book at ``root`` whose theme adds a templates path."""
+    config = Config({"templates_path": ["_templates"]}, {})
+    config.templates_path.append(str(theme_templates))
+    reproducible.relative_template_paths(SimpleNamespace(confdir=str(root)), config)
+    # Sphinx joins each entry with the configuration directory: the same directories as before.
+    assert [os.path.normpath(os.path.join(root, path)) for path in config.templates_path] == [
+        str(root / "_templates"), str(theme_templates)]
+    return BuildInfo(config, config_categories=frozenset({"html"})).config_hash
+
+
+def test_the_buildinfo_hash_does_not_depend_on_the_books_directory(tmp_path):
+    theme = ".venv/lib/python3.11/site-packages/sphinx_book_theme/theme/sphinx_book_theme/components"
+    first, second = tmp_path / "first", tmp_path / "another" / "directory"
+    assert buildinfo_hash(first, first / theme) == buildinfo_hash(second, second / theme)
+    assert buildinfo_hash(first, first / theme) != buildinfo_hash(first, first / theme.replace("3.11", "3.12"))

@@ -41,6 +41,26 @@ def test_worked_example_softmax_amplifies_a_small_score_gap(chapter, steps):
     assert glued["ex-top-weight"] > 2 * glued["ex-other-weight"]
 
 
+def test_a_score_is_a_bilinear_form_that_need_not_be_symmetric(chapter, steps):
+    X, W_Q, W_K = (chapter.namespace[name] for name in ("X", "W_Q", "W_K"))
+    W_QK = W_Q @ W_K.T  # (d_model, d_model)
+    np.testing.assert_allclose(X @ W_QK @ X.T, steps["scores"])  # e_ij = x_i W_QK x_j^T
+    glued = chapter.glued
+    i, j = glued["ex-asym-i"] - 1, glued["ex-asym-j"] - 1
+    assert glued["ex-asym-ij"] == steps["scores"][i, j] > glued["ex-asym-ji"] == steps["scores"][j, i]
+    assert not np.allclose(W_QK, W_QK.T)
+
+
+def test_only_score_differences_within_a_row_matter(chapter, steps):
+    """Adding one number to every score of a row leaves its weights; softmax uses it against overflow."""
+    shifted = steps["scaled"] + np.array([[3.0], [-50.0], [700.0], [0.5]])  # one number per row
+    np.testing.assert_allclose(sa.softmax(shifted), steps["weights"], rtol=1e-12)
+    limit = chapter.glued["softmax-overflow"]
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.exp(limit + 0.01)) and np.isfinite(np.exp(limit - 0.01))
+    np.testing.assert_allclose(sa.softmax([limit + 100, limit + 99]), sa.softmax([1.0, 0.0]))
+
+
 @pytest.fixture(scope="module")
 def result(chapter):
     return chapter.namespace["result"]
@@ -64,6 +84,14 @@ def test_with_scaling_softmax_keeps_its_shape(chapter):
     assert glued["scale-uniform"] < glued["scale-max-scaled-low"] and glued["scale-max-scaled-high"] < 0.3
     assert glued["scale-entropy-scaled"] > 0.8 * glued["scale-entropy-uniform"]
     assert glued["scale-entropy-uniform"] == pytest.approx(np.log(glued["scale-n-keys"]))
+
+
+def test_without_scaling_the_softmax_saturates_and_its_derivative_vanishes(chapter, result):
+    """The paper's reason: saturated softmax, small gradients; measured as the softmax's derivative."""
+    glued = chapter.glued
+    assert glued["scale-jacobian-unscaled"] == result["jacobian_unscaled"][-1]
+    assert glued["scale-jacobian-unscaled"] < 0.2 * glued["scale-jacobian-scaled"]
+    assert np.ptp(result["jacobian_scaled"]) < 0.05, "with scaling it keeps its size at every d_k"
 
 
 def test_temperature_moves_between_picking_and_plain_mean():

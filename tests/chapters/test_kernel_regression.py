@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from chapters.book import prose
 
+import selfattention as sa
 from selfattention import defaults
 from selfattention.studies import bias_variance as bv
 from selfattention.studies import power_laws
@@ -117,3 +118,54 @@ def test_the_edge_effect_pulls_the_ends_inward_at_first_order(chapter):
     assert glued["kr-end-shortfall"] > 0, "the measured pull is smaller than the leading-order value"
     assert glued["kr-interior-bias"] == pytest.approx(glued["kr-interior-theory"], rel=0.05)
     assert glued["kr-end-bias"] > 3 * glued["kr-interior-bias"]
+
+
+def local_linear_weights(positions, at, h):
+    """The weights local linear regression gives each sample at ``at``, written from its definition."""
+    kernel = np.exp(-((positions - at) ** 2) / (2 * h**2))  # (n,)
+    design = np.column_stack([np.ones_like(positions), positions - at])  # (n, 2)
+    fit = np.linalg.solve(design.T @ (kernel[:, None] * design), design.T * kernel)  # (2, n)
+    return fit[0]  # the intercept: the estimate at ``at``
+
+
+def test_local_linear_regression_has_negative_weights_near_the_ends_and_no_first_order_bias(chapter):
+    ns = chapter.namespace
+    positions, clean, h = ns["positions"], ns["clean"], ns["h"]
+    end = local_linear_weights(positions, 0.0, h)
+    assert end.sum() == pytest.approx(1.0) and end.min() < 0, "partly negative"
+    assert abs(end @ clean) < abs(ns["smoothed"][0] - clean[0]) / 5
+
+
+def test_a_single_head_has_non_negative_weights_two_heads_combined_need_not(chapter):
+    """Twice a head of bandwidth h minus a head of bandwidth 2h (temperature 4 tau): the first-order pulls cancel."""
+    ns = chapter.namespace
+    positions, clean, tau = ns["positions"], ns["clean"], ns["tau"]
+    one, narrow = ns["smoothed"], ns["weights"]
+    wide_output, wide = sa.gaussian_head(clean, positions, 4 * tau)
+    assert np.all(narrow >= 0) and np.all(wide >= 0)
+    effective = 2 * narrow - wide  # (N, N): the weights of the combined output
+    np.testing.assert_allclose(effective.sum(axis=1), 1.0)
+    assert effective.min() < 0
+    combined = 2 * one - wide_output
+    np.testing.assert_allclose(combined, effective @ clean)
+    for end in (0, -1):
+        assert abs(combined[end] - clean[end]) < abs(one[end] - clean[end]) / 4
+
+
+def test_the_bias_is_first_order_at_the_ends_and_second_order_inside():
+    """Interior bias of order h^2 (cost h^4), end bias of order h, whole-interval cost of order h^3, on a fine grid."""
+    positions, f, _ = sa.noisy_sine(2000, 0.0)
+    taus = np.array([2e-4, 5e-4, 1e-3, 2e-3])
+    hs = np.sqrt(taus / 2)
+    inside = bv.region_mask(positions, "interior")
+    interior, whole, end = [], [], []
+    for tau in taus:
+        smooth, _ = sa.gaussian_head(f, positions, tau)
+        interior.append(np.mean((smooth - f)[inside] ** 2))
+        whole.append(np.mean((smooth - f) ** 2))
+        end.append(smooth[0] - f[0])
+    slope = {name: np.polyfit(np.log(hs), np.log(values), 1)[0]
+             for name, values in (("interior", interior), ("whole", whole), ("end", end))}
+    assert slope["interior"] == pytest.approx(4, abs=0.1)
+    assert slope["end"] == pytest.approx(1, abs=0.1)
+    assert slope["whole"] == pytest.approx(3, abs=0.15)

@@ -6,16 +6,23 @@ import numpy as np
 import pytest
 
 from selfattention import defaults
+from selfattention.metrics import distance_from_identity
 from selfattention.studies.noise_and_samples import error_vs_samples, noise_sweep
 
 STEM = "knobs"
 
 
-def test_the_smallest_temperature_gives_the_identity_and_no_smoothing(chapter):
-    glued = chapter.glued
-    assert glued["knobs-nearest-score"] < -50, "e to that power is negligible next to e^0 = 1"
-    assert glued["knobs-identity-gap"] < 1e-30
-    assert glued["knobs-input-gap"] == 0.0, "the output zigzags through every dot"
+def test_the_smallest_temperature_underflows_to_exactly_the_identity(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    assert glued["knobs-tiny"] == np.finfo(float).smallest_subnormal > 0
+    assert glued["knobs-tiny-exponent"] == pytest.approx(np.log(glued["knobs-tiny"]))
+    assert glued["knobs-nearest-score"] < glued["knobs-tiny-exponent"] - 1, "far below: exp underflows"
+    assert np.exp(glued["knobs-nearest-score"]) == 0.0
+    assert glued["knobs-offdiagonal-zeros"] == defaults.N * (defaults.N - 1), "all off-diagonal weights exactly 0"
+    np.testing.assert_array_equal(ns["w_small"], np.eye(defaults.N))
+    assert distance_from_identity(ns["w_small"]) == 0.0, "both distances are exactly 0"
+    assert glued["knobs-output-equals-input"] is True
+    np.testing.assert_array_equal(ns["out_small"], ns["noisy"])
 
 
 def test_the_largest_temperature_flattens_the_signal_onto_its_mean(chapter):
@@ -55,6 +62,14 @@ def test_more_samples_sharpen_the_result(chapter):
     assert glued["knobs-samples-last"] < glued["knobs-samples-first"] / 3
     np.testing.assert_allclose(ns["samples_in"], defaults.SIGMA, rtol=0.1)  # the input's does not
     assert glued["knobs-samples-last"] > 0.01, "the blur of a fixed bump stays"
+
+
+def test_the_bump_covers_hardly_one_token_at_few_samples_and_more_in_proportion_to_n(chapter):
+    glued, counts, neighbours = chapter.glued, chapter.namespace["sample_counts"], chapter.namespace["neighbours"]
+    assert glued["knobs-neighbours-first"] < 2, "hardly more than one token"
+    assert (glued["knobs-neighbours-first"], glued["knobs-neighbours-last"]) == (neighbours[0], neighbours[-1])
+    per_gap = neighbours / (np.asarray(counts) - 1)  # about in proportion to N: to N - 1, from N = 20 on
+    assert np.all(np.diff(neighbours) > 0) and per_gap[1:].max() < 1.01 * per_gap[1:].min()
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

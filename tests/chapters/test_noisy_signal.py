@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from selfattention.metrics import most_attended, rmse
-from selfattention.studies.onedim import onedim_head, strength_sweep
+from selfattention.studies.onedim import onedim_curve, onedim_head, strength_sweep
 
 STEM = "noisy-signal"
 
@@ -62,9 +62,29 @@ def test_the_best_strength_barely_beats_the_noisy_input(chapter, ns):
     assert chapter.glued["sweep-band-rmse"] < chapter.glued["sweep-best-rmse"] / 2
 
 
-def test_the_best_strength_shrinks_values_towards_the_middle(chapter, ns):
+@pytest.fixture(scope="module")
+def best_head(chapter, ns):
+    """The best 1-D head's output on the book's signal, from the package."""
     output, _ = onedim_head(ns["noisy"], w_q=chapter.glued["sweep-best-c"])
-    assert np.std(output) < np.std(ns["noisy"])
-    order = np.argsort(ns["noisy"])
-    assert np.all(np.diff(output[order]) >= 0), "still a function of the own value"
+    return output
 
+
+def test_the_best_head_shrinks_only_a_minority_of_values(chapter, ns, best_head):
+    """"only ... of the outputs are smaller in magnitude than their input" (not "shrinking every value")."""
+    shrunk = np.abs(best_head) < np.abs(ns["noisy"])
+    assert chapter.glued["sweep-shrunk"] == shrunk.mean() < 0.5
+    order = np.argsort(ns["noisy"])
+    assert np.all(np.diff(best_head[order]) >= 0), "one fixed increasing curve of the own value"
+
+
+def test_the_best_head_is_a_soft_clip(chapter, ns, best_head):
+    """Slope above 1 near zero (c w_v times the variance of the values), clipped extremes."""
+    glued, noisy, c = chapter.glued, ns["noisy"], chapter.glued["sweep-best-c"]
+    assert glued["sweep-slope-zero"] == pytest.approx(c * noisy.var()) and glued["sweep-slope-zero"] > 1
+    _, (slope_low,) = onedim_curve(noisy, [noisy.min()], c)
+    assert glued["sweep-slope-top"] < 0.5 and slope_low < 0.5, "the slope falls at both extremes"
+    top = np.argmax(noisy)
+    assert glued["sweep-input-top"] == noisy[top] and glued["sweep-output-top"] == best_head[top]
+    assert glued["sweep-output-top"] < glued["sweep-input-top"]
+    far = np.abs(noisy) > 1
+    assert far.any() and np.all(np.abs(best_head[far]) < np.abs(noisy[far])), "pulls in the furthest samples"

@@ -56,7 +56,26 @@ def test_far_from_the_origin_the_expansion_cancels_and_centring_cures_it(chapter
 
 
 def test_the_head_centres_at_the_middle_of_the_range(chapter):
-    """"subtracts the middle of their range, c = (min + max) / 2"."""
+    """"subtracts the middle of their range, p_mid = (min + max) / 2"."""
     far = chapter.namespace["far"]
     centred = head.centre_positions(far)
     np.testing.assert_array_equal(centred, far - (far.min() + far.max()) / 2)
+
+
+def test_each_query_is_perpendicular_to_its_own_key_yet_wins_its_row(chapter):
+    ns = chapter.namespace
+    Q, K = ns["X"] @ ns["W_Q"], ns["X"] @ ns["W_K"]  # (N, 3)
+    E = Q @ K.T  # (N, N)
+    assert chapter.glued["trick-self-score"] == np.max(np.abs(np.diag(E))) < 1e-14  # q_i . k_i = 0
+    assert np.all(np.linalg.norm(Q, axis=1) > 0.9) and np.all(np.linalg.norm(K, axis=1) > 0.9), "neither is zero"
+    off_diagonal = ~np.eye(len(E), dtype=bool)
+    assert np.all(E[off_diagonal] < 0)
+    np.testing.assert_array_equal(E.argmax(axis=1), np.arange(len(E)))
+
+
+def test_dropping_the_query_only_dimension_changes_no_weight(chapter):
+    ns = chapter.namespace
+    assert ns["W_Q2"].shape == ns["W_K2"].shape == (4, 2)
+    assert symbolic.score_offset(ns["W_Q2"], ns["W_K2"]) == symbolic.p_i**2, "a term of the query alone"
+    assert chapter.glued["trick-dk2-gap"] < 1e-12, "rounding error"
+    assert ns["weights_three"].shape == (defaults.N, defaults.N)

@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 from chapters.book import CODE_CELL, source
 
+import selfattention as sa
 from selfattention import defaults
 from selfattention.interactive.explorer_data import explorer_data, fallback_series
 from selfattention.interactive.widget import SmoothingWidget
+from selfattention.metrics import rmse
 from selfattention.studies.noise_and_samples import smoothing_errors
 
 STEM = "smoothing"
@@ -37,6 +39,31 @@ def test_the_middle_token_averages_many_neighbours(chapter):
     h, spacing = chapter.glued["smoothing-h"], 1 / (chapter.glued["smoothing-n"] - 1)
     # A Gaussian row of standard deviation h on a grid of this spacing has 1 / sum w**2 = 2 sqrt(pi) h / spacing.
     assert k == pytest.approx(2 * np.sqrt(np.pi) * h / spacing, rel=0.01)
+
+
+def test_the_noise_left_has_standard_deviation_sigma_over_root_n_eff(chapter):
+    """The noise in output_i, sigma sum_j a_ij z_j, over many draws."""
+    ns = chapter.namespace
+    z = np.random.default_rng(0).standard_normal((defaults.N, 40000))  # (N, draws)
+    left = defaults.SIGMA * ns["weights"][ns["middle"]] @ z  # (draws,)
+    assert left.std() == pytest.approx(defaults.SIGMA / np.sqrt(chapter.glued["smoothing-neighbours"]), rel=0.02)
+
+
+def test_the_transformers_divisor_flattens_the_noisy_sine(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    assert ns["textbook_tau"] == np.sqrt(3) and ns["d_k"] == 3
+    assert 0.5 < glued["smoothing-h-textbook"] < 1, "nearly the length of the whole signal"
+    assert glued["smoothing-rmse-textbook"] > glued["smoothing-rmse-input"], "more than the noisy input"
+    flat = rmse(np.full(defaults.N, ns["noisy"].mean()), ns["clean"])
+    assert glued["smoothing-rmse-textbook"] == pytest.approx(flat, rel=0.1), "close to the mean of all the samples"
+    assert glued["smoothing-textbook-factor"] == pytest.approx(np.sqrt(3) / defaults.TEMPERATURE)
+
+
+def test_a_larger_W_Q_under_the_fixed_divisor_is_the_books_temperature(chapter):
+    ns = chapter.namespace
+    W_Q, _, _ = sa.gaussian_head_weights()
+    np.testing.assert_allclose(ns["W_Q_scaled"], W_Q * chapter.glued["smoothing-textbook-factor"])
+    assert chapter.glued["smoothing-fixed-gap"] < 1e-12
 
 
 def test_the_explorer_starts_on_the_chapters_figure(chapter):

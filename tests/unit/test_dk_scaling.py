@@ -22,15 +22,17 @@ def test_standard_normal_vectors_have_unit_variance_and_follow_the_seed():
 
 
 def test_unscaled_softmax_approaches_one_hot_as_d_k_grows():
-    small, h_small = dk_scaling.softmax_sharpness(1, scaled=False, rng=0)
-    large, h_large = dk_scaling.softmax_sharpness(1024, scaled=False, rng=0)
+    small, h_small, j_small = dk_scaling.softmax_sharpness(1, scaled=False, rng=0)
+    large, h_large, j_large = dk_scaling.softmax_sharpness(1024, scaled=False, rng=0)
     assert large > 0.9 > small
     assert h_large < 0.2 < h_small
+    assert j_large < 0.2 < j_small, "saturated: the weights stop responding to the softmax's input"
 
 
 def test_scaled_softmax_keeps_its_shape_as_d_k_grows():
-    values = [dk_scaling.softmax_sharpness(d, scaled=True, rng=0)[0] for d in (1, 16, 1024)]
-    assert max(values) - min(values) < 0.1
+    runs = np.array([dk_scaling.softmax_sharpness(d, scaled=True, rng=0) for d in (1, 16, 1024)])  # (3, 3)
+    assert np.ptp(runs[:, 0]) < 0.1
+    assert np.ptp(runs[:, 2]) < 0.05, "the softmax's derivative keeps its size"
 
 
 def test_dk_scaling_experiment_uses_the_same_draws_with_and_without_scaling():
@@ -38,9 +40,10 @@ def test_dk_scaling_experiment_uses_the_same_draws_with_and_without_scaling():
     # At d_k = 1, sqrt(d_k) = 1: scaling changes nothing, so the two runs agree exactly.
     assert r["max_weight_scaled"][0] == r["max_weight_unscaled"][0]
     assert r["entropy_scaled"][0] == r["entropy_unscaled"][0]
+    assert r["jacobian_scaled"][0] == r["jacobian_unscaled"][0]
     assert r["max_weight_scaled"][1] != r["max_weight_unscaled"][1]
     assert set(r) == {"d_k", "std", "max_weight_unscaled", "max_weight_scaled",
-                      "entropy_unscaled", "entropy_scaled"}
+                      "entropy_unscaled", "entropy_scaled", "jacobian_unscaled", "jacobian_scaled"}
 
 
 def test_dk_scaling_experiment_is_reproducible():

@@ -24,9 +24,11 @@ import selfattention as sa
 import selfattention.figures
 from selfattention.figures import (
     bias_variance,
+    content_attention,
     diagrams,
     dk_scaling,
     gaussian_band,
+    learned_head,
     leave_one_out,
     noise_and_samples,
     onedim,
@@ -97,6 +99,19 @@ def test_weights_panel_is_labelled_in_positions_or_indices(sine):
     assert image(ax_p).get_extent() == [p[0], p[-1], p[-1], p[0]]
     assert "position" in ax_p.get_xlabel() and ax_i.get_xlabel() == "key $j$"
 
+
+
+def test_matrix_panel_writes_every_entry_on_a_symmetric_scale():
+    matrix = np.array([[1.0, -4.0], [0.25, 0.0]])
+    fig = new_figure()
+    ax_lin, ax_sqrt = fig.subplots(1, 2)
+    panels.draw_matrix(ax_lin, matrix, fmt="{:.2f}")
+    panels.draw_matrix(ax_sqrt, matrix, limit=16.0, sqrt_scale=True)
+    np.testing.assert_array_equal(image(ax_lin).get_array(), matrix)
+    assert image(ax_lin).get_clim() == (-4.0, 4.0)
+    np.testing.assert_array_equal(image(ax_sqrt).get_array(), [[1.0, -2.0], [0.5, 0.0]])
+    assert image(ax_sqrt).get_clim() == (-4.0, 4.0)
+    assert [t.get_text() for t in ax_lin.texts] == ["1.00", "-4.00", "0.25", "0.00"]
 
 # --- diagrams ---------------------------------------------------------------
 
@@ -304,6 +319,91 @@ def test_leave_one_out_figure_sets_the_choice_against_the_truth():
     assert len(without.axes[1].lines) == 2
 
 
+# --- a learned head, heads on a step sine ------------------------------------------
+
+
+def test_training_figure_draws_both_loss_curves_and_the_two_levels():
+    losses = np.geomspace(1, 0.1, 6)
+    (ax,) = learned_head.plot_training(losses, engineered_loss=0.2, noise_variance=0.09, leak_losses=losses / 10).axes
+    learned, leak, engineered, noise = ax.lines
+    np.testing.assert_array_equal(learned.get_ydata(), losses)
+    np.testing.assert_array_equal(leak.get_ydata(), losses / 10)
+    assert list(engineered.get_ydata()) == [0.2, 0.2] and list(noise.get_ydata()) == [0.09, 0.09]
+    assert ax.get_yscale() == "log"
+    assert len(learned_head.plot_training(losses, engineered_loss=0.2, noise_variance=0.09).axes[0].lines) == 3
+
+
+def test_checkpoints_figure_shows_each_steps_matrix_in_order(sine):
+    p, *_, weights = sine
+    fig = learned_head.plot_checkpoints(p, {50: weights, 0: np.eye(30)})
+    np.testing.assert_array_equal(image(fig.axes[0]).get_array(), np.eye(30))
+    np.testing.assert_array_equal(image(fig.axes[1]).get_array(), weights)
+    assert [ax.get_title() for ax in fig.axes] == ["after 0 steps", "after 50 steps"]
+
+
+def test_learned_scores_figure_draws_the_rows_and_the_temperatures(sine):
+    p = sine[0]
+    scores, centred, engineered = (np.outer(p, p) * k for k in (1, 2, 3))
+    fig = learned_head.plot_learned_scores(p, scores, centred, engineered, [5, 15], np.full(30, 0.01),
+                                           loo_temperature=0.02, best_temperature=0.03,
+                                           other_temperatures=[np.full(30, 0.04)])
+    ax_raw, ax_c, ax_t = fig.axes
+    np.testing.assert_array_equal(ax_raw.lines[0].get_ydata(), scores[5])
+    np.testing.assert_array_equal(ax_raw.lines[1].get_ydata(), engineered[5])
+    np.testing.assert_array_equal(ax_c.lines[2].get_ydata(), centred[15])
+    other, learned, loo, best = ax_t.lines
+    assert other.get_ydata()[0] == 0.04 and learned.get_ydata()[0] == 0.01
+    assert list(loo.get_ydata()) == [0.02, 0.02] and list(best.get_ydata()) == [0.03, 0.03]
+
+
+def test_leak_figure_draws_samples_predictions_and_the_weights(sine):
+    p, clean, noisy, output, weights = sine
+    ax_s, ax_w, _colorbar = learned_head.plot_leak(p, clean, noisy, output, weights).axes
+    truth, dots, predictions = ax_s.lines
+    np.testing.assert_array_equal(truth.get_ydata(), clean)
+    np.testing.assert_array_equal(dots.get_ydata(), noisy)
+    np.testing.assert_array_equal(predictions.get_ydata(), output)
+    np.testing.assert_array_equal(image(ax_w).get_array(), weights)
+
+
+def test_products_figure_shows_the_four_matrices_on_two_shared_scales():
+    W_Q, W_QK = [np.eye(3), 2 * np.eye(3)], [np.full((3, 3), 5.0), np.full((3, 3), -40.0)]
+    axes = learned_head.plot_products(W_Q, W_QK, ["a", "b", "c"]).axes
+    for ax, matrix in zip(axes, [*W_Q, *W_QK], strict=True):
+        np.testing.assert_array_equal(image(ax).get_array(), matrix)
+    assert image(axes[0]).get_clim() == image(axes[1]).get_clim() == (-2.0, 2.0)
+    assert image(axes[2]).get_clim() == image(axes[3]).get_clim() == (-40.0, 40.0)
+    assert "-40" in [t.get_text() for t in axes[3].texts]
+
+
+def test_blur_figure_shades_the_tokens_near_the_jump(sine):
+    p, clean, noisy, output, _ = sine
+    (ax,) = content_attention.plot_blur(p, clean, noisy, output, jump=0.5, width=0.05).axes
+    np.testing.assert_array_equal(ax.lines[2].get_ydata(), output)
+    (band,) = ax.patches
+    np.testing.assert_allclose([band.get_x(), band.get_x() + band.get_width()], [0.45, 0.55])
+
+
+def test_two_heads_figure_draws_both_outputs_and_the_weights_inside_the_window(sine):
+    p, clean, noisy, output, weights = sine
+    fig = content_attention.plot_two_heads(p, clean, noisy, {"a": output, "b": -output}, {"a": weights, "b": -weights},
+                                           jump=0.5, width=0.05, window=(0.3, 0.7))
+    ax_s, ax_a, ax_b = fig.axes
+    np.testing.assert_array_equal(ax_s.lines[2].get_ydata(), output)
+    np.testing.assert_array_equal(ax_s.lines[3].get_ydata(), -output)
+    inside = (p >= 0.3) & (p <= 0.7)
+    np.testing.assert_array_equal(image(ax_a).get_array(), weights[np.ix_(inside, inside)])
+    np.testing.assert_array_equal(image(ax_b).get_array(), -weights[np.ix_(inside, inside)])
+
+
+def test_errors_figure_draws_a_bar_per_head_and_region_and_the_product():
+    errors = {"a": {"near": 0.3, "away": 0.1}, "b": {"near": 0.2, "away": 0.15}}
+    W_QK = np.arange(25.0).reshape(5, 5) - 12
+    ax_b, ax_m = content_attention.plot_errors(errors, W_QK, list("abcde")).axes
+    assert [bar.get_height() for bar in ax_b.patches] == [0.3, 0.2, 0.1, 0.15]
+    assert "-12" in [t.get_text() for t in ax_m.texts]
+
+
 # --- no pyplot, no global state ----------------------------------------------------
 
 #: Draws every public figure function in a fresh interpreter.
@@ -313,8 +413,9 @@ rc = lambda: {k: matplotlib.rcParams[k] for k in matplotlib.rcParams if k != "ba
 before = rc()
 import numpy as np
 import selfattention as sa
-from selfattention.figures import (bias_variance, diagrams, dk_scaling, gaussian_band, leave_one_out,
-                                   noise_and_samples, onedim, power_laws, smoothing, temperature_limits)
+from selfattention.figures import (bias_variance, content_attention, diagrams, dk_scaling, gaussian_band,
+                                   learned_head, leave_one_out, noise_and_samples, onedim, power_laws, smoothing,
+                                   temperature_limits)
 from selfattention.studies import gaussian_band as gb, noise_and_samples as nas, power_laws as pl
 from selfattention.studies import dk_scaling as dks, onedim as od, temperature_limits as tl
 p, c, y = sa.noisy_sine(30, 0.3, rng=0)
@@ -341,6 +442,15 @@ figures = [
     power_laws.plot_power_laws(ns, sigmas, best, {k: pl.fit_power_law(ns, sigmas, t) for k, t in best.items()}),
     bias_variance.plot_edge_effect(p, c, o, w, [0, 29]),
     leave_one_out.plot_leave_one_out(taus, taus, taus, 0.01, 0.01, taus, taus, spread=(taus, taus)),
+    learned_head.plot_training(taus, engineered_loss=0.2, noise_variance=0.1, leak_losses=taus / 10),
+    learned_head.plot_checkpoints(p, {0: w, 5: w}),
+    learned_head.plot_learned_scores(p, -w, -w, -w, [5, 10, 15], np.full(30, 0.01), loo_temperature=0.01,
+                                     best_temperature=0.02, other_temperatures=[np.full(30, 0.02)]),
+    learned_head.plot_leak(p, c, y, o, w),
+    learned_head.plot_products((np.eye(3), 2 * np.eye(3)), (np.eye(3), np.eye(3)), ["a", "b", "c"]),
+    content_attention.plot_blur(p, c, y, o, jump=0.5, width=0.05),
+    content_attention.plot_two_heads(p, c, y, {"a": o, "b": o}, {"a": w, "b": w}, jump=0.5, width=0.05),
+    content_attention.plot_errors({"a": {"near": 0.3, "away": 0.1}}, np.eye(5), list("abcde")),
 ]
 assert all(fig._repr_png_().startswith(b"\\x89PNG") for fig in figures)
 assert "matplotlib.pyplot" not in sys.modules, "pyplot was imported"

@@ -8,6 +8,7 @@ from hypothesis import given
 from strategies import positions, signals_on_positions, temperatures
 
 import selfattention as sa
+from selfattention.head import fixed_divisor_weights
 
 
 def gaussian_kernel_smoother(signal, positions, temperature):
@@ -29,6 +30,36 @@ def test_gaussian_head_weights_shapes_and_values():
     assert (W_Q.shape, W_K.shape, W_V.shape) == ((4, 3), (4, 3), (4, 1))
     np.testing.assert_array_equal(W_V[:, 0], [1, 0, 0, 0])
     np.testing.assert_allclose(W_Q[1, 0] * W_K[1, 0], 2.0)
+
+
+@given(positions)
+def test_the_d_k_2_head_scores_differ_by_a_term_of_the_query_alone(p):
+    X = sa.positional_features(np.zeros_like(p), p)
+    W_Q, W_K, _ = sa.gaussian_head_weights(d_k=2)
+    assert W_Q.shape == W_K.shape == (4, 2)
+    scores = (X @ W_Q) @ (X @ W_K).T
+    np.testing.assert_allclose(scores, -((p[:, None] - p[None, :]) ** 2) + p[:, None] ** 2, atol=1e-12)
+
+
+@given(signals_on_positions(min_size=2), temperatures)
+def test_the_d_k_2_head_gives_the_same_weights(sig_pos, tau):
+    signal, p = sig_pos
+    X = sa.positional_features(signal, p)
+    W_Q, W_K, W_V = sa.gaussian_head_weights(d_k=2)
+    _, two = sa.attention(X @ W_Q, X @ W_K, X @ W_V, tau)
+    _, three = sa.gaussian_head(signal, p, tau)
+    np.testing.assert_allclose(two, three, atol=1e-9)
+
+
+@given(signals_on_positions(), temperatures)
+def test_scaling_W_Q_by_sqrt_d_k_over_tau_is_the_temperature(sig_pos, tau):
+    signal, p = sig_pos
+    X = sa.positional_features(signal, p)
+    W_Q, W_K, W_V = fixed_divisor_weights(tau)
+    output, weights = sa.attention(X @ W_Q, X @ W_K, X @ W_V)  # divides by sqrt(d_k), as a transformer
+    book_output, book_weights = sa.gaussian_head(signal, p, tau)
+    np.testing.assert_allclose(weights, book_weights, atol=1e-9)
+    np.testing.assert_allclose(output[:, 0], book_output, rtol=1e-9, atol=1e-9)
 
 
 @given(positions)
@@ -63,6 +94,10 @@ def test_gaussian_head_on_a_constant_signal_returns_it():
         (lambda: sa.gaussian_head([1.0], [0.0], 0), "temperature must be positive"),
         (lambda: sa.gaussian_head([1.0], [0.0], -2.0), "temperature must not be negative"),
         (lambda: sa.gaussian_head([np.inf], [0.0], 1.0), "signal contains infinite"),
+        (lambda: sa.gaussian_head_weights(d_k=4), "d_k must be 3 or 2, got 4"),
+        (lambda: sa.gaussian_head_weights(d_k=2.0), "d_k must be 3 or 2, got 2.0"),
+        (lambda: sa.gaussian_head_weights(d_k=True), "d_k must be 3 or 2, got True"),
+        (lambda: fixed_divisor_weights(0.0), "temperature must be positive"),
     ],
 )
 def test_head_rejects_bad_input(call, message):

@@ -1,5 +1,5 @@
-"""Measures of error and of attention: rmse, entropy, effective neighbours,
-distances from the identity and from uniform, local share, most attended."""
+"""Measures of error and of attention: rmse, entropy, the softmax's derivative, effective
+neighbours, distances from the identity and from uniform, local share, most attended, shrunk share."""
 
 from __future__ import annotations
 
@@ -51,6 +51,31 @@ def test_distances_from_the_two_limits():
     assert metrics.distance_from_uniform(np.eye(n)) == pytest.approx(1 - 1 / n)
 
 
+@given(matrices(elements=st.floats(-20, 20)))
+def test_jacobian_norm_is_the_size_of_the_softmaxs_derivative(e):
+    a = sa.softmax(e)  # (rows, n)
+    explicit = [np.linalg.norm(np.diag(row) - np.outer(row, row)) for row in a]  # diag(a) - a^T a
+    np.testing.assert_allclose(metrics.jacobian_norm(a), explicit, rtol=1e-9, atol=1e-300)
+
+
+def test_jacobian_norm_is_the_derivative_of_the_packages_softmax():
+    e = np.random.default_rng(0).standard_normal(7) * 3  # one row of scores
+    step = 1e-6
+    J = np.column_stack([(sa.softmax(e + step * u) - sa.softmax(e - step * u)) / (2 * step) for u in np.eye(7)])
+    assert metrics.jacobian_norm(sa.softmax(e)[None, :])[0] == pytest.approx(np.linalg.norm(J), rel=1e-6)
+
+
+def test_jacobian_norm_of_one_hot_and_uniform_rows():
+    n = 16
+    np.testing.assert_array_equal(metrics.jacobian_norm(np.eye(3)), 0.0)  # saturated: nothing moves
+    assert metrics.jacobian_norm(np.full((1, n), 1 / n))[0] == pytest.approx(np.sqrt((1 - 1 / n) / n))
+
+
+def test_shrunk_share_counts_strictly_smaller_magnitudes():
+    assert metrics.shrunk_share([0.5, -2.0, 1.0, 0.0], [1.0, 1.0, -1.0, -0.1]) == pytest.approx(2 / 4)
+    assert metrics.shrunk_share([1.0], [1.0]) == 0.0, "equal magnitude is not shrunk"
+
+
 def test_most_attended_is_the_largest_or_smallest_value_for_the_onedim_head():
     from selfattention.studies.onedim import onedim_head
 
@@ -69,6 +94,15 @@ def test_local_share_of_uniform_and_identity_weights():
     assert metrics.local_share(uniform, p, 0.1 + 1e-9) == pytest.approx((2 * 2 + 9 * 3) / 121)
 
 
+def test_mean_attended_distance_of_known_matrices():
+    p = np.linspace(0, 1, 5)
+    assert metrics.mean_attended_distance(np.eye(5), p) == 0
+    flipped = np.stack([np.eye(5), np.eye(5)[::-1]])  # a batch: itself, and the mirror token
+    assert metrics.mean_attended_distance(flipped, p) == pytest.approx(np.mean(np.abs(p - p[::-1])) / 2)
+    uniform = np.full((101, 101), 1 / 101)
+    assert metrics.mean_attended_distance(uniform, np.linspace(0, 1, 101)) == pytest.approx(1 / 3, rel=0.02)
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -82,6 +116,12 @@ def test_local_share_of_uniform_and_identity_weights():
         (lambda: metrics.most_attended(np.ones(3)), "weights must be 2-dimensional"),
         (lambda: metrics.local_share(np.eye(2), [0.0, 1.0, 2.0], 0.1), "weights must have shape"),
         (lambda: metrics.local_share(np.eye(2), [0.0, 1.0], -0.1), "radius must not be negative"),
+        (lambda: metrics.jacobian_norm([[1.5, -0.5]]), "weights must lie in [0, 1]"),
+        (lambda: metrics.jacobian_norm([0.5, 0.5]), "weights must be 2-dimensional"),
+        (lambda: metrics.shrunk_share([1.0], [1.0, 2.0]), "output and signal must have the same length"),
+        (lambda: metrics.shrunk_share([], []), "signal must hold at least one value"),
+        (lambda: metrics.mean_attended_distance(np.eye(4), np.ones(5)), "weights must have shape"),
+        (lambda: metrics.mean_attended_distance(np.ones(5), np.ones(5)), "weights must have shape"),
     ],
 )
 def test_bad_input_names_the_argument(call, message):

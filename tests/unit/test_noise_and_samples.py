@@ -47,6 +47,22 @@ def test_error_vs_samples_averages_independent_draws_reproducibly():
     assert not np.array_equal(one[1], a[1][:1]), "three draws are averaged, not one repeated"
 
 
+def test_neighbours_vs_samples_is_the_middle_row_of_the_head():
+    for n in (2, 11, 40):
+        positions, _, noisy = sa.noisy_sine(n, 0.3, rng=1)
+        _, weights = sa.gaussian_head(noisy, positions, 0.01)
+        (got,) = nas.neighbours_vs_samples([n], 0.01)
+        assert got == pytest.approx(1 / np.sum(weights[n // 2] ** 2), rel=1e-12)
+
+
+def test_neighbours_grow_in_proportion_to_the_samples():
+    """A Gaussian row of standard deviation h, on a grid of spacing 1 / (N - 1): 1 / sum a**2 = 2 sqrt(pi) h (N - 1)."""
+    counts = np.array([20, 100, 1000])
+    h = np.sqrt(0.005 / 2)
+    np.testing.assert_allclose(nas.neighbours_vs_samples(counts, 0.005), 2 * np.sqrt(np.pi) * h * (counts - 1),
+                               rtol=0.01)
+
+
 @pytest.mark.parametrize(
     ("call", "name"),
     [
@@ -57,6 +73,8 @@ def test_error_vs_samples_averages_independent_draws_reproducibly():
         (lambda: nas.error_vs_samples([10], 0.3, 0.01, n_draws=0), "n_draws"),
         (lambda: nas.smoothing_errors(10, -1.0, 0.01), "sigma"),
         (lambda: nas.smoothed_sine(0, 0.1, 0.01), "n"),
+        (lambda: nas.neighbours_vs_samples([1, 10], 0.01), "sample_counts"),
+        (lambda: nas.neighbours_vs_samples([10], -1.0), "temperature"),
     ],
 )
 def test_bad_input_names_the_argument(call, name):

@@ -50,6 +50,25 @@ def test_output_is_one_nondecreasing_function_of_the_own_value(x):
     assert np.all(np.diff(out[order]) >= -1e-12)
 
 
+@given(values, st.floats(-4, 4), st.floats(-2, 2))
+def test_onedim_curve_is_the_heads_output_and_its_slope(x, c, w_v):
+    output, _ = onedim.onedim_head(x, w_q=c, w_v=w_v)
+    g, _ = onedim.onedim_curve(x, x, c, w_v)
+    np.testing.assert_allclose(g, output, atol=1e-12)  # the reference: the head itself
+    step, at = 1e-6, np.array([-0.7, 0.3])
+    (up_1, up_2), _ = onedim.onedim_curve(x, at + step, c, w_v)
+    (down_1, down_2), _ = onedim.onedim_curve(x, at - step, c, w_v)
+    _, slope = onedim.onedim_curve(x, at, c, w_v)
+    np.testing.assert_allclose(slope, [(up_1 - down_1) / (2 * step), (up_2 - down_2) / (2 * step)], atol=1e-5)
+
+
+def test_onedim_curve_at_zero_is_the_mean_with_slope_c_times_the_variance():
+    x = np.array([0.5, -1.0, 2.0, 0.25])
+    (g0,), (slope0,) = onedim.onedim_curve(x, [0.0], 1.5, w_v=2.0)
+    assert g0 == pytest.approx(2.0 * x.mean())
+    assert slope0 == pytest.approx(1.5 * 2.0 * x.var())
+
+
 def test_strength_sweep_matches_the_head_and_rmse():
     x = np.array([0.2, 1.1, -0.7, 0.4])
     truth = np.array([0.0, 1.0, -1.0, 0.5])
@@ -68,6 +87,9 @@ def test_strength_sweep_matches_the_head_and_rmse():
         (lambda: onedim.onedim_head([1.0], w_k=float("nan")), "w_k must be finite"),
         (lambda: onedim.onedim_head([1.0], temperature=0.0), "temperature must be positive"),
         (lambda: onedim.strength_sweep([1.0, 2.0], [1.0], [1.0]), "signal and clean"),
+                (lambda: onedim.onedim_curve([], [0.0], 1.0), "signal must hold at least one value"),
+        (lambda: onedim.onedim_curve([1.0], [[0.0]], 1.0), "values must be 1-dimensional"),
+        (lambda: onedim.onedim_curve([1.0], [0.0], float("nan")), "strength must be finite"),
     ],
 )
 def test_bad_input_names_the_argument(call, message):

@@ -1,4 +1,4 @@
-"""The quadratic-expansion trick, checked with sympy."""
+"""The quadratic-expansion trick and the bilateral score, checked with sympy."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 
 import selfattention as sa
-from selfattention import defaults, symbolic
+from selfattention import bilateral, defaults, symbolic
 from selfattention.symbolic import p_i, p_j, s_i, s_j
 
 
@@ -36,6 +36,13 @@ def test_derivation_uses_the_package_matrices(monkeypatch):
     broken = W_K[:, [0, 2, 1]]  # route p_j^2 and the constant to the wrong dimensions
     monkeypatch.setattr(symbolic, "gaussian_head_weights", lambda: (W_Q, broken, W_V))
     assert not symbolic.is_negative_squared_distance()
+
+
+def test_the_d_k_2_score_is_off_by_a_term_of_the_query_alone():
+    W_Q, W_K, _ = sa.gaussian_head_weights(d_k=2)
+    assert symbolic.score_offset(W_Q, W_K) == symbolic.p_i**2
+    assert symbolic.score_offset() == 0
+    assert not symbolic.is_negative_squared_distance(W_Q, W_K)
 
 
 def test_a_doubled_cross_term_is_caught():
@@ -84,3 +91,26 @@ def test_numeric_check_sees_a_broken_head(monkeypatch):
     monkeypatch.setattr(symbolic, "gaussian_head_weights", lambda: (W_Q, W_K[:, [0, 2, 1]], W_V))
     assert symbolic.numeric_score_error(np.linspace(0.0, 1.0, 50)) > 0.1
 
+
+# --- the bilateral head ----------------------------------------------------------
+
+
+def test_bilateral_score_is_minus_both_squared_distances_over_their_temperatures():
+    assert symbolic.is_bilateral_score()
+    *_, parts = symbolic.symbolic_bilateral_score()
+    assert sp.simplify(parts["position"] + (p_i - p_j) ** 2 / symbolic.tau_p) == 0
+    assert sp.simplify(parts["signal"] + (s_i - s_j) ** 2 / symbolic.tau_s) == 0
+
+
+def test_each_bilateral_dimension_contributes_one_term_of_the_expansion():
+    _, _, terms, _ = symbolic.symbolic_bilateral_score()
+    expected = [2 * p_i * p_j / symbolic.tau_p, -(p_i**2) / symbolic.tau_p, -(p_j**2) / symbolic.tau_p,
+                2 * s_i * s_j / symbolic.tau_s, -(s_i**2) / symbolic.tau_s, -(s_j**2) / symbolic.tau_s]
+    assert all(sp.simplify(t - e) == 0 for t, e in zip(terms, expected, strict=True))
+
+
+def test_the_symbolic_bilateral_matrices_evaluate_to_the_numeric_ones():
+    W_Q, W_K = symbolic.symbolic_bilateral_projections()
+    numeric_Q, numeric_K, _ = bilateral.bilateral_head_weights(0.25, 2.0)
+    np.testing.assert_allclose(np.array(W_Q.subs({symbolic.tau_p: 0.25, symbolic.tau_s: 2.0}), dtype=float), numeric_Q)
+    np.testing.assert_allclose(np.array(W_K, dtype=float), numeric_K)

@@ -72,6 +72,6 @@ def plot_edge_effect(positions, clean, smoothed, weights, queries):
                   label=f"query at $p$ = {positions[i]:.2f}")
         ax_s.plot(positions[i], smoothed[i], "o", color=COLORS["output"], ms=5)
     ax_w.set_xlabel("key position $p_j$")
-    ax_w.set_ylabel("attention weight $w_{ij}$")
+    ax_w.set_ylabel("attention weight $a_{ij}$")
     ax_w.legend(loc="upper center", fontsize="small")
     return fig

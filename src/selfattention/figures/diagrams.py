@@ -74,10 +74,10 @@ def draw_overview():
     _box(ax, 11.1, 2.75, "softmax\nby rows", ROLE_COLORS["W"], width=1.5, height=1.0)
     _arrow(ax, (11.1, 2.2), (11.1, 1.3))
     _arrow(ax, (6.95, 0.5), (10.2, 0.5))
-    _box(ax, 11.1, 0.6, "weighted\naverage $WV$", ROLE_COLORS["out"], width=1.7, height=1.0)
+    _box(ax, 11.1, 0.6, "weighted\naverage $AV$", ROLE_COLORS["out"], width=1.7, height=1.0)
     _arrow(ax, (11.95, 0.6), (12.6, 0.6))
     ax.text(12.7, 0.6, "output", ha="left", va="center", fontsize=11)
-    ax.text(11.25, 1.75, "weights $W$", ha="left", va="center", fontsize=10)
+    ax.text(11.25, 1.75, "weights $A$", ha="left", va="center", fontsize=10)
     return fig
 
 
@@ -142,13 +142,13 @@ def draw_detailed(n=4, d_model=3, d_k=2, d_v=2):
     if max(n, d_model, d_k, d_v) > 8:
         raise ValueError("draw_detailed draws every cell: keep n and the dimensions at most 8")
     c = ROLE_COLORS
-    X = (n, d_model, c["X"], f"$X$\n$N\\times d_{{model}}$\n({n}×{d_model})")
+    X = (n, d_model, c["X"], f"$X$\n$N\\times d_{{\\mathrm{{model}}}}$\n({n}×{d_model})")
     top, bottom = 0.0, -(n * CELL + 1.6)  # the two rows of equations
     fig = new_figure(8.0, 4.2)
     ax = _blank_axes(fig, (-0.2, 14.6), (bottom - n * CELL - 1.3, 0.3))
     x = 0.0
     for name, dim, sub in (("Q", d_k, "k"), ("K", d_k, "k"), ("V", d_v, "v")):
-        w = (d_model, dim, c[name], f"$W_{name}$\n$d_{{model}}\\times d_{sub}$")
+        w = (d_model, dim, c[name], f"$W_{name}$\n$d_{{\\mathrm{{model}}}}\\times d_{sub}$")
         out = (n, dim, c[name], f"${name}$\n$N\\times d_{sub}$\n({n}×{dim})")
         x = _equation(ax, x, top, [X, "×", w, "=", out], mid=top - n * CELL / 2) + 0.7
     mid = bottom - n * CELL / 2
@@ -158,7 +158,7 @@ def draw_detailed(n=4, d_model=3, d_k=2, d_v=2):
     _arrow(ax, (x + 0.2, mid), (x + 2.6, mid))
     ax.text(x + 1.4, mid + 0.15, "softmax of\neach row of\n$QK^\\top/\\sqrt{d_k}$",
             ha="center", va="bottom", fontsize=10)
-    parts = [(n, n, c["W"], "weights $W$\n$N\\times N$\nrows sum to 1"), "×",
+    parts = [(n, n, c["W"], "weights $A$\n$N\\times N$\nrows sum to 1"), "×",
              (n, d_v, c["V"], "$V$\n$N\\times d_v$"), "=",
              (n, d_v, c["out"], "output\n$N\\times d_v$")]
     _equation(ax, x + 2.8, bottom, parts, mid=mid)

@@ -42,7 +42,7 @@ def plot_attention_band(positions, weights, temperature, bandwidth):
     ax.set_ylim(p[-1], p[0])
     ax.text(0.97, 0.03, f"dashed: $p_j = p_i \\pm {h:.3f}$", transform=ax.transAxes,
             ha="right", va="bottom", color="white", fontsize="small")
-    fig.colorbar(im, ax=ax, shrink=0.9, label="weight $w_{ij}$")
+    fig.colorbar(im, ax=ax, shrink=0.9, label="weight $a_{ij}$")
     return fig
 
 
@@ -88,7 +88,7 @@ def plot_row_profiles(positions, temperatures, row, measured, predicted, bandwid
                     arrowprops=dict(arrowstyle="<->", color=color, lw=1))
     ax.axvline(p[row], color=COLORS["muted"], lw=0.8, ls=":")
     ax.set_xlabel("key position $p_j$")
-    ax.set_ylabel(f"weight $w_{{ij}}$, query $p_i = {p[row]:.2f}$")
+    ax.set_ylabel(f"weight $a_{{ij}}$, query $p_i = {p[row]:.2f}$")
     ax.set_title("Row of the attention matrix (dots) vs the predicted Gaussian (lines)")
     ax.legend(fontsize="small", loc="upper right")
     return fig

@@ -1,15 +1,18 @@
-"""The two panels the book's figures share: a signal, and an attention matrix.
+"""The panels the book's figures share: a signal, an attention matrix, a matrix of numbers.
 
 Every figure that draws a sine, its noisy samples or a smoothed output draws
-them with :func:`draw_signal`, and every figure of an attention matrix with
-:func:`draw_weights`, so that one look (colours, line styles, labels) runs
-through the book. The keyword arguments tune the sizes to the panel's space.
+them with :func:`draw_signal`, every figure of an attention matrix with
+:func:`draw_weights`, and every learned matrix with its entries written in
+with :func:`draw_matrix`, so that one look (colours, line styles, labels)
+runs through the book. The keyword arguments tune the sizes to the panel's space.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+
+import numpy as np
 
 from .._validation import InputTypeError, as_nonnegative_scalar, as_series, as_weights
 from ._style import COLORS, WEIGHTS_CMAP, as_axes
@@ -95,4 +98,34 @@ def draw_weights(ax, weights, positions=None, *, title="Attention weights"):
     ax.set_title(title)
     ax.set_xlabel("key position $p_j$" if positions is not None else "key $j$")
     ax.set_ylabel("query position $p_i$" if positions is not None else "query $i$")
+    return im
+
+
+def draw_matrix(ax, matrix, *, limit=None, fmt="{:.3g}", sqrt_scale=False):
+    """Draw a matrix of signed numbers as a diverging colour map, its entries written in.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    matrix : array_like, shape (r, c)
+    limit : float, optional
+        The largest absolute value of the colour scale; the matrix's own when
+        omitted (pass one value to several panels to share a scale).
+    fmt : str
+        Format of the written entries.
+    sqrt_scale : bool
+        Colour by the signed square root of the entries (and of ``limit``), so
+        that small entries next to large ones still show.
+
+    Returns
+    -------
+    matplotlib.image.AxesImage
+    """
+    m = np.asarray(matrix, dtype=float)
+    top = np.abs(m).max() if limit is None else limit
+    shade, top = (np.sign(m) * np.sqrt(np.abs(m)), np.sqrt(top)) if sqrt_scale else (m, top)
+    im = ax.imshow(shade, cmap="RdBu_r", vmin=-top, vmax=top)
+    for (r, c), value in np.ndenumerate(m):
+        ax.text(c, r, fmt.format(value), ha="center", va="center", fontsize="x-small",
+                color="white" if abs(shade[r, c]) > 0.6 * top else "black")
     return im

@@ -55,7 +55,7 @@ def plot_smoothing(positions, clean, noisy, output, weights, *, title=None):
     ax_sig, ax_w = fig.subplots(1, 2, width_ratios=(1.6, 1))
     draw_signal(ax_sig, positions, clean, noisy, output, dot_alpha=0.6, legend=_OPAQUE_LEGEND)
     im = draw_weights(ax_w, weights, positions)
-    fig.colorbar(im, ax=ax_w, shrink=0.9, label="weight $w_{ij}$")
+    fig.colorbar(im, ax=ax_w, shrink=0.9, label="weight $a_{ij}$")
     if title:
         fig.suptitle(title)
     return fig

@@ -76,9 +76,9 @@ def plot_temperature_sweep(temperatures, sweep):
     ax_w, ax_o = fig.subplots(1, 2)
     floor = 1e-18  # exact zeros cannot sit on a log axis
     ax_w.loglog(temperatures, np.maximum(sweep["identity"], floor), "o-", color=COLORS["noisy"],
-                label="$\\max|W - I|$ (identity)")
+                label="$\\max|A - I|$ (identity)")
     ax_w.loglog(temperatures, np.maximum(sweep["uniform"], floor), "s-", color=COLORS["output"],
-                label="$\\max|W - 1/n|$ (uniform)")
+                label="$\\max|A - 1/N|$ (uniform)")
     ax_w.set_title("The attention matrix")
     ax_o.loglog(temperatures, np.maximum(sweep["input_gap"], floor), "o-", color=COLORS["noisy"],
                 label="$\\max|\\mathrm{output} - \\mathrm{input}|$")

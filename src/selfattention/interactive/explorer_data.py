@@ -10,7 +10,7 @@ Because the first ``k`` draws of a seed do not depend on how many are drawn,
 the JavaScript rebuilds, for every ``n``, ``sigma`` and ``periods``,
 
 .. math:: p_i = \frac{i}{n - 1}, \qquad
-    y_i = \sin(2 \pi f p_i) + \sigma z_i, \quad i < n,
+    s_i = \sin(2 \pi \cdot \text{periods} \cdot p_i) + \sigma z_i, \quad i < n,
 
 exactly as :func:`selfattention.noisy_sine` does with ``rng=SEED``.
 :func:`fallback_series` computes, with the package, the picture the page

@@ -16,5 +16,11 @@ live in the module of the same name under :mod:`selfattention.figures`.
   samples change;
 * :mod:`.bias_variance`: the head's error split into bias and variance;
 * :mod:`.power_laws`: how the best temperature scales with ``N`` and ``sigma``;
-* :mod:`.leave_one_out`: how well leave-one-out finds the best temperature.
+* :mod:`.leave_one_out`: how well leave-one-out finds the best temperature;
+* :mod:`.learned_head`: a head trained by gradient descent on the
+  leave-one-out loss of one noisy sine;
+* :mod:`.content_attention`: heads whose scores compare values, on sines
+  with a jump;
+* :mod:`.noise2noise`: heads tuned and trained on a second noisy draw of
+  each signal instead of the ground truth.
 """

@@ -13,8 +13,8 @@ region (the whole interval, or its interior away from the ends) this gives
 the curves of error against temperature.
 
 The Monte Carlo is vectorised: for each temperature the head's weight matrix
-``W`` (n, n) is built once and applied to all noise draws at once. The head
-is linear in the signal, ``W (f + sigma z) = W f + sigma W z``, so one pass
+``A`` (n, n) is built once and applied to all noise draws at once. The head
+is linear in the signal, ``A (f + sigma z) = A f + sigma A z``, so one pass
 over the unit noise ``z`` serves every ``sigma``.
 """
 
@@ -58,11 +58,11 @@ class ErrorParts:
     positions : ndarray, shape (n,)
     temperatures : ndarray, shape (m,)
     smooth_bias : ndarray, shape (m, n)
-        ``W f - f``: the error of the head on the noise-free signal.
+        ``A f - f``: the error of the head on the noise-free signal.
     noise_mean : ndarray, shape (m, n)
-        Mean over draws of ``W z`` (close to 0; its square is Monte Carlo noise).
+        Mean over draws of ``A z`` (close to 0; its square is Monte Carlo noise).
     noise_var : ndarray, shape (m, n)
-        Variance over draws of ``W z`` (population variance, ``ddof=0``).
+        Variance over draws of ``A z`` (population variance, ``ddof=0``).
     draws : int
     """
 
@@ -113,9 +113,9 @@ def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None) -> Err
     parts = np.empty((3, taus.size, n))
     for t, tau in enumerate(taus):
         with naming("temperatures", "temperature"):
-            smoothed, W = gaussian_head(f, p, tau)  # (n,), (n, n)
-        wz = z @ W.T  # (R, n): the head's response to every draw at once
-        parts[:, t] = smoothed - f, wz.mean(axis=0), wz.var(axis=0)
+            smoothed, A = gaussian_head(f, p, tau)  # (n,), (n, n)
+        az = z @ A.T  # (R, n): the head's response to every draw at once
+        parts[:, t] = smoothed - f, az.mean(axis=0), az.var(axis=0)
     return ErrorParts(p, taus, *parts, draws)
 
 
@@ -167,8 +167,8 @@ def risk(parts: ErrorParts, sigma, region="whole"):
 def expected_risk(n, sigma, temperatures, region="whole", *, periods=1):
     """The exact expectation of :func:`risk` as the number of draws grows.
 
-    Because the head is linear, ``E[W (f + sigma z)] = W f`` and
-    ``Var[(W (f + sigma z))_i] = sigma**2 sum_j W_ij**2``, with no sampling.
+    Because the head is linear, ``E[A (f + sigma z)] = A f`` and
+    ``Var[(A (f + sigma z))_i] = sigma**2 sum_j A_ij**2``, with no sampling.
 
     Parameters
     ----------
@@ -196,9 +196,9 @@ def expected_risk(n, sigma, temperatures, region="whole", *, periods=1):
     out = np.empty((2, taus.size))
     for t, tau in enumerate(taus):
         with naming("temperatures", "temperature"):
-            smoothed, W = gaussian_head(f, p, tau)
+            smoothed, A = gaussian_head(f, p, tau)
         with np.errstate(over="ignore"):
-            out[:, t] = ((smoothed - f)[inside] ** 2).mean(), sigma * sigma * (W[inside] ** 2).sum(axis=1).mean()
+            out[:, t] = ((smoothed - f)[inside] ** 2).mean(), sigma * sigma * (A[inside] ** 2).sum(axis=1).mean()
     finite_result(out, f"sigma: the variance at sigma = {sigma:g} overflows the double range")
     return out[0], out[1]
 

@@ -20,7 +20,7 @@ import numpy as np
 from .. import memory
 from .._validation import as_count, as_counts, as_flag, as_rng
 from ..core import attention
-from ..metrics import entropy
+from ..metrics import entropy, jacobian_norm
 
 #: Key dimensions of the book's experiment, from 1 to 1024.
 DEFAULT_D_K = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
@@ -101,6 +101,9 @@ def softmax_sharpness(d_k, *, scaled, n_keys=16, n_queries=500, rng=None):
         ``1 / n_keys`` = uniform).
     mean_entropy : float
         Mean over queries of the row's entropy, in nats.
+    mean_jacobian : float
+        Mean over queries of :func:`~selfattention.metrics.jacobian_norm`: how
+        much the weights respond to the scores (0 when the softmax is saturated).
     """
     scaled = as_flag(scaled, "scaled")
     n_keys = as_count(n_keys, "n_keys", minimum=2)
@@ -113,7 +116,8 @@ def softmax_sharpness(d_k, *, scaled, n_keys=16, n_queries=500, rng=None):
     K = standard_normal_vectors(n_keys, d_k, rng)  # (n_keys, d_k)
     V = np.eye(n_keys)  # (n_keys, n_keys); only the weights are used
     _, weights = attention(Q, K, V, None if scaled else 1.0)  # (n_queries, n_keys)
-    return float(weights.max(axis=1).mean()), float(entropy(weights).mean())
+    return (float(weights.max(axis=1).mean()), float(entropy(weights).mean()),
+            float(jacobian_norm(weights).mean()))
 
 
 def dk_scaling_experiment(d_ks=DEFAULT_D_K, *, n_keys=16, n_queries=500, n_pairs=4000, rng=None):
@@ -133,7 +137,8 @@ def dk_scaling_experiment(d_ks=DEFAULT_D_K, *, n_keys=16, n_queries=500, n_pairs
     -------
     dict of str to ndarray, each shape (m,)
         ``d_k``; ``std`` (spread of ``q . k``); ``max_weight_unscaled``,
-        ``max_weight_scaled``, ``entropy_unscaled``, ``entropy_scaled``.
+        ``max_weight_scaled``, ``entropy_unscaled``, ``entropy_scaled``,
+        ``jacobian_unscaled``, ``jacobian_scaled``.
     """
     dims = as_counts(d_ks, "d_ks")
     n_keys, n_queries = as_count(n_keys, "n_keys", minimum=2), as_count(n_queries, "n_queries")
@@ -146,6 +151,7 @@ def dk_scaling_experiment(d_ks=DEFAULT_D_K, *, n_keys=16, n_queries=500, n_pairs
         seed = int(rng.integers(2**32))  # the same draws for both runs
         unscaled = softmax_sharpness(d_k, scaled=False, n_keys=n_keys, n_queries=n_queries, rng=seed)
         scaled = softmax_sharpness(d_k, scaled=True, n_keys=n_keys, n_queries=n_queries, rng=seed)
-        rows.append((d_k, std, unscaled[0], scaled[0], unscaled[1], scaled[1]))
-    names = ("d_k", "std", "max_weight_unscaled", "max_weight_scaled", "entropy_unscaled", "entropy_scaled")
+        rows.append((d_k, std, *(value for pair in zip(unscaled, scaled, strict=True) for value in pair)))
+    names = ("d_k", "std", "max_weight_unscaled", "max_weight_scaled", "entropy_unscaled", "entropy_scaled",
+             "jacobian_unscaled", "jacobian_scaled")
     return {name: np.array(column) for name, column in zip(names, zip(*rows, strict=True), strict=True)}

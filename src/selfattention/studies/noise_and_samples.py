@@ -1,8 +1,8 @@
 r"""How the engineered head's error changes with the noise and the number of samples.
 
 The error of a smoothed signal is its root-mean-square distance from the
-clean sine, :func:`~selfattention.metrics.rmse`. Averaging ``k`` independent
-noise values divides their standard deviation by ``sqrt(k)``, so the head
+clean sine, :func:`~selfattention.metrics.rmse`. Averaging ``m`` independent
+noise values divides their standard deviation by ``sqrt(m)``, so the head
 removes more noise the more samples its Gaussian bump covers; what is left
 is the blur of the bump itself.
 
@@ -20,7 +20,7 @@ import numpy as np
 from .. import memory
 from .._validation import as_array, as_count, as_counts, as_rng, as_seed, naming
 from ..head import gaussian_head
-from ..metrics import rmse
+from ..metrics import effective_neighbours, rmse
 from ..signals import noisy_sine
 
 
@@ -154,6 +154,31 @@ def error_vs_samples(sample_counts, sigma, temperature, *, n_draws=20, periods=1
                             for seed in seeds] for n in counts])  # (m, n_draws, 2)
     mean = errors.mean(axis=1)  # (m, 2)
     return mean[:, 0], mean[:, 1]
+
+
+def neighbours_vs_samples(sample_counts, temperature) -> np.ndarray:
+    r"""Effective number of neighbours of the middle token, for each number of samples.
+
+    .. math:: N_{\text{eff},i} = 1 \Big/ \sum_j a_{ij}^2, \qquad i = \lfloor N/2 \rfloor
+
+    (0-based ``i``). The weights depend on the positions only, not on the signal.
+
+    Parameters
+    ----------
+    sample_counts : sequence of int, length m
+        The numbers of samples ``N``, each at least 2.
+    temperature : float
+
+    Returns
+    -------
+    ndarray, shape (m,)
+    """
+    counts = [as_count(n, "sample_counts", minimum=2) for n in np.atleast_1d(sample_counts).tolist()]
+    found = []
+    for n in counts:
+        _, weights = gaussian_head(np.zeros(n), np.linspace(0.0, 1.0, n), temperature)  # (n, n)
+        found.append(effective_neighbours(weights)[n // 2])
+    return np.array(found)  # (m,)
 
 
 def _child_seeds(rng, k: int) -> list[int]:

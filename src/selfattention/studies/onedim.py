@@ -18,17 +18,17 @@ from __future__ import annotations
 import numpy as np
 
 from .. import memory
-from .._validation import as_array, as_real_scalar, as_series
-from ..core import attention
+from .._validation import as_array, as_real_scalar, as_series, finite_result
+from ..core import attention, softmax
 from ..metrics import rmse
 
 
 def onedim_head(signal, w_q=1.0, w_k=1.0, w_v=1.0, temperature=None):
     r"""Attention on one-dimensional tokens with 1x1 projections.
 
-    .. math:: w_{ij} = \operatorname{softmax}_j\!\left(
+    .. math:: a_{ij} = \operatorname{softmax}_j\!\left(
         \frac{w_q w_k\, x_i x_j}{\tau}\right), \qquad
-        \text{output}_i = \sum_j w_{ij}\, w_v x_j
+        \text{output}_i = \sum_j a_{ij}\, w_v x_j
 
     Parameters
     ----------
@@ -100,3 +100,49 @@ def _overflows(*factors) -> bool:
     sizes = [abs(float(f)) for f in factors]
     margin = 1e-9  # the rounding of the products the head computes: refuse what is this close to the limit
     return 0.0 not in sizes and sum(np.log(sizes)) > np.log(np.finfo(float).max) - margin
+
+
+def onedim_curve(signal, values, strength, w_v=1.0):
+    r"""The 1-D head's output as a function of a token's own value, and its slope.
+
+    A token of value ``x`` gets the weights
+    :math:`a_j(x) = \operatorname{softmax}_j(c\, x\, s_j)` over the tokens
+    ``s`` of ``signal``, and outputs
+
+    .. math:: g_c(x) = w_v \sum_j a_j(x)\, s_j, \qquad
+        g_c'(x) = c\, w_v \Big(\sum_j a_j(x)\, s_j^2 - \big(\sum_j a_j(x)\, s_j\big)^2\Big):
+
+    the slope is ``c w_v`` times the variance of the values under the
+    weights. At ``x = 0`` the weights are uniform, so ``g_c(0)`` is the mean
+    of the signal and ``g_c'(0) = c w_v Var(s)``; where the weights pile onto
+    the largest (or smallest) values, that variance, and the slope, fall.
+
+    Parameters
+    ----------
+    signal : array_like, shape (n,)
+        The token values ``s`` the head attends over.
+    values : array_like, shape (m,)
+        The own values ``x`` at which to evaluate the curve.
+    strength : float
+        The score strength ``c = w_q w_k / tau``.
+    w_v : float
+        The value projection.
+
+    Returns
+    -------
+    g : ndarray, shape (m,)
+    slope : ndarray, shape (m,)
+    """
+    s = as_array(signal, "signal", ndim=1)
+    if s.size == 0:
+        raise ValueError("signal must hold at least one value")
+    x = as_array(values, "values", ndim=1)
+    c, v = as_real_scalar(strength, "strength"), as_real_scalar(w_v, "w_v")
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = c * x[:, None] * s[None, :]  # (m, n)
+    finite_result(scores, "strength, signal or values: the scores overflow the double range")
+    a = softmax(scores, axis=1)  # (m, n)
+    mean = a @ s  # (m,)
+    with np.errstate(over="ignore", invalid="ignore"):
+        g, slope = v * mean, c * v * (a @ s**2 - mean**2)  # (m,), (m,)
+    return finite_result((g, slope), "strength, signal, values or w_v: the curve overflows the double range")

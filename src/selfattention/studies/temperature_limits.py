@@ -6,7 +6,7 @@ attention matrix tends to the identity (no smoothing); as ``tau -> inf``
 every scaled score tends to 0 and the matrix tends to the uniform ``1/n``
 (every output is the signal's mean):
 
-.. math:: \lim_{\tau \to 0} W = I, \qquad \lim_{\tau \to \infty} W = \tfrac{1}{n} \mathbf{1}\mathbf{1}^\top .
+.. math:: \lim_{\tau \to 0} A = I, \qquad \lim_{\tau \to \infty} A = \tfrac{1}{n} \mathbf{1}\mathbf{1}^\top .
 
 The functions here run the head across temperatures and measure how close
 it comes to each limit.

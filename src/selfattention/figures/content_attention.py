@@ -1,0 +1,108 @@
+"""Figures of :mod:`selfattention.studies.content_attention`: heads on sines with a jump."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._style import COLORS, new_figure
+from .panels import draw_matrix, draw_signal, draw_weights
+
+
+def _signal_panel(ax, positions, clean, noisy, outputs, jump, width):
+    """Ground truth, samples, and one or two outputs, with the tokens near the jump shaded."""
+    ax.axvspan(jump - width, jump + width, color=COLORS["muted"], alpha=0.2, lw=0, label="near the jump")
+    (first, output), *others = outputs.items()
+    draw_signal(ax, positions, clean, noisy, output, output_label=first, dot_alpha=0.5, legend=None)
+    for label, other in others:
+        ax.plot(positions, other, "-", color=COLORS["accent"], lw=2, label=label)
+    ax.legend(loc="upper right", fontsize="x-small", framealpha=0.9)
+
+
+def plot_blur(positions, clean, noisy, output, *, jump, width):
+    """A step sine, its samples and the Gaussian head's output.
+
+    Parameters
+    ----------
+    positions, clean, noisy, output : ndarray, shape (n,)
+    jump : float
+        Where the signal jumps.
+    width : float
+        Tokens closer than this to the jump are shaded as "near the jump".
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(7.0, 3.4)
+    _signal_panel(fig.subplots(), positions, clean, noisy, {"Gaussian head": output}, jump, width)
+    return fig
+
+
+def plot_two_heads(positions, clean, noisy, outputs, weights, *, jump, width, window=(0.3, 0.7)):
+    """Two heads on the same step sine: their outputs, and their attention matrices around the jump.
+
+    Parameters
+    ----------
+    positions, clean, noisy : ndarray, shape (n,)
+    outputs : dict of str -> ndarray, shape (n,)
+        Two heads' outputs, by name.
+    weights : dict of str -> ndarray, shape (n, n)
+        The same two heads' attention matrices.
+    jump, width : float
+        As in :func:`plot_blur`.
+    window : tuple of float
+        The range of positions (queries and keys) the attention matrices show.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(11.0, 3.6)
+    ax_s, *ax_w = fig.subplots(1, 3, width_ratios=(1.5, 1, 1))
+    _signal_panel(ax_s, positions, clean, noisy, outputs, jump, width)
+    inside = (positions >= window[0]) & (positions <= window[1])  # (n,)
+    for ax, (name, w) in zip(ax_w, weights.items(), strict=True):
+        draw_weights(ax, w[np.ix_(inside, inside)], positions[inside], title=f"{name}, near the jump")
+        ax.axhline(jump, color="white", ls=":", lw=0.8)
+        ax.axvline(jump, color="white", ls=":", lw=0.8)
+    ax_w[1].set_ylabel("")
+    return fig
+
+
+def plot_errors(errors, W_QK, labels):
+    r"""Errors of several heads near the jump and away from it, and a learned :math:`W_{QK}`.
+
+    Parameters
+    ----------
+    errors : dict of str -> dict
+        For each head, its ``{"near": rmse, "away": rmse}``.
+    W_QK : ndarray, shape (d, d)
+        The content-aware head's learned product :math:`W_Q W_K^\top`.
+    labels : sequence of str, length d
+        The token features.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(11.0, 3.8)
+    ax_b, ax_m = fig.subplots(1, 2, width_ratios=(1.6, 1))
+    _error_bars(ax_b, errors)
+    draw_matrix(ax_m, W_QK, sqrt_scale=True)
+    ax_m.set_xticks(range(len(labels)), labels=labels)
+    ax_m.set_yticks(range(len(labels)), labels=labels)
+    ax_m.set_title("learned $W_Q W_K^\\top$ (rows: query, columns: key)", fontsize="small")
+    return fig
+
+
+def _error_bars(ax, errors):
+    """A pair of bars per head: its error near the jump and away from it, values written on top."""
+    names = list(errors)
+    x = np.arange(len(names))
+    for offset, region, color, label in ((-0.2, "near", COLORS["output"], "near the jump"),
+                                         (0.2, "away", COLORS["noisy"], "away from it")):
+        bars = ax.bar(x + offset, [errors[name][region] for name in names], width=0.4, color=color, label=label)
+        ax.bar_label(bars, fmt="%.2f", fontsize="x-small")
+    ax.set_xticks(x, labels=names, fontsize="small")
+    ax.set_ylabel("RMSE against $f$, held-out signals")
+    ax.legend(fontsize="small")

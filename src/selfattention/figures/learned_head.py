@@ -1,0 +1,170 @@
+"""Figures of :mod:`selfattention.studies.learned_head`: a head trained on the leave-one-out loss."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._style import COLORS, new_figure
+from .panels import LEGEND, draw_matrix, draw_signal, draw_weights
+
+
+def plot_training(losses, *, engineered_loss, noise_variance, leak_losses=None):
+    """The leave-one-out loss over the training steps.
+
+    Parameters
+    ----------
+    losses : ndarray, shape (steps,)
+        ``losses[t]``: the loss after ``t`` steps.
+    engineered_loss : float
+        The best engineered head's loss, drawn as a dashed line.
+    noise_variance : float
+        ``sigma**2``, drawn as a dotted line.
+    leak_losses : ndarray, shape (steps,), optional
+        The losses of a head whose query sees its own sample.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(7.0, 3.6)
+    ax = fig.subplots()
+    steps = np.arange(len(losses))
+    ax.semilogy(steps, losses, "-", color=COLORS["output"], lw=2, label="learned head, positions only")
+    if leak_losses is not None:
+        ax.semilogy(np.arange(len(leak_losses)), leak_losses, "-", color=COLORS["noisy"], lw=2,
+                    label="learned head whose query sees $s_i$")
+    ax.axhline(engineered_loss, color=COLORS["clean"], ls="--", lw=1.2, label="best engineered head")
+    ax.axhline(noise_variance, color=COLORS["muted"], ls=":", lw=1.5, label="noise variance $\\sigma^2$")
+    ax.set_xlabel("training step $t$")
+    ax.set_ylabel("leave-one-out loss $L$")
+    ax.legend(loc="upper right", fontsize="small")
+    return fig
+
+
+def plot_checkpoints(positions, weights_by_step):
+    """The (masked) attention matrix at a few training steps, left to right.
+
+    Parameters
+    ----------
+    positions : ndarray, shape (n,)
+    weights_by_step : dict of int -> ndarray, shape (n, n)
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(10.0, 3.0)
+    axes = fig.subplots(1, len(weights_by_step))
+    for ax, (step, weights) in zip(axes, sorted(weights_by_step.items()), strict=True):
+        draw_weights(ax, weights, positions, title=f"after {step} steps")
+        if ax is not axes[0]:
+            ax.set_ylabel("")
+    return fig
+
+
+def plot_learned_scores(positions, scores, centred, engineered, queries, temperatures, *, loo_temperature,
+                        best_temperature, other_temperatures=()):
+    r"""Learned scores against the engineered ones, and the learned temperature along the signal.
+
+    Parameters
+    ----------
+    positions : ndarray, shape (n,)
+    scores, centred : ndarray, shape (n, n)
+        The learned scores :math:`e_{ij}` and :math:`e_{ij} - e_{ii}`.
+    engineered : ndarray, shape (n, n)
+        The engineered head's scores divided by its temperature, :math:`-(p_i - p_j)^2/\tau`.
+    queries : sequence of int
+        The rows drawn in the first two panels.
+    temperatures : ndarray, shape (n,)
+        Each query's temperature :math:`\tau(p_i)` read off the learned head.
+    loo_temperature, best_temperature : float
+        Drawn as horizontal lines in the third panel.
+    other_temperatures : sequence of ndarray, shape (n,)
+        :math:`\tau(p_i)` of heads learned on other noise draws, drawn faintly.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(11.0, 3.6)
+    ax_raw, ax_c, ax_t = fig.subplots(1, 3)
+    _score_rows(ax_raw, positions, scores, engineered, queries, "learned $e_{ij}$")
+    _score_rows(ax_c, positions, centred, engineered, queries, "learned $e_{ij} - e_{ii}$")
+    ax_raw.set_ylabel("score")
+    ax_c.legend(loc="lower center", fontsize="small")
+    for k, other in enumerate(other_temperatures):
+        ax_t.semilogy(positions, other, "-", color=COLORS["muted"], lw=1, alpha=0.6,
+                      label="other noise draws" if k == 0 else None)
+    ax_t.semilogy(positions, temperatures, "-", color=COLORS["output"], lw=2, label="learned $\\tau(p_i)$")
+    ax_t.axhline(loo_temperature, color=COLORS["noisy"], ls="-", lw=1, label="leave-one-out $\\tau$")
+    ax_t.axhline(best_temperature, color=COLORS["clean"], ls="--", lw=1, label="best $\\tau^*$")
+    ax_t.set_xlabel("query position $p_i$")
+    ax_t.set_ylabel("temperature")
+    ax_t.set_title("temperature read off the learned head", fontsize="small")
+    ax_t.legend(loc="upper center", fontsize="x-small", ncol=2)
+    return fig
+
+
+def _score_rows(ax, positions, learned, engineered, queries, title):
+    """Rows ``queries`` of a learned score matrix (solid) over the engineered ones (dashed)."""
+    colors = (COLORS["noisy"], COLORS["output"], COLORS["accent"])
+    for i, color in zip(queries, colors, strict=False):
+        ax.plot(positions, learned[i], "-", color=color, lw=2, label=f"$p_i = {positions[i]:.2f}$")
+        ax.plot(positions, engineered[i], "--", color=COLORS["clean"], lw=1)
+    low = 1.5 * engineered[queries[len(queries) // 2]].max() - 12
+    ax.set_ylim(bottom=low, top=max(learned[queries].max(), 0) + 3)
+    ax.set_title(title + " (solid), $-(p_i - p_j)^2/\\tau$ (dashed)", fontsize="small")
+    ax.set_xlabel("key position $p_j$")
+
+
+def plot_leak(positions, clean, noisy, prediction, weights):
+    """What the leaking head does: its predictions, and its attention matrix.
+
+    Parameters
+    ----------
+    positions, clean, noisy, prediction : ndarray, shape (n,)
+        ``prediction``: the leave-one-out output of the leaking head.
+    weights : ndarray, shape (n, n)
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(9.5, 3.8)
+    ax_s, ax_w = fig.subplots(1, 2, width_ratios=(1.6, 1))
+    draw_signal(ax_s, positions, clean, noisy, dot_size=4.0, legend=None)
+    ax_s.plot(positions, prediction, "x", color=COLORS["output"], ms=5, label="prediction from the other samples")
+    ax_s.legend(**LEGEND)
+    im = draw_weights(ax_w, weights, positions, title="attention of the leaking head")
+    fig.colorbar(im, ax=ax_w, shrink=0.9, label="weight $a_{ij}$")
+    return fig
+
+
+def plot_products(query_projections, products, labels):
+    r"""Two trained heads: their :math:`W_Q` differ, their :math:`W_{QK} = W_Q W_K^\top` agree.
+
+    Parameters
+    ----------
+    query_projections : sequence of two ndarray, shape (d, d_k)
+        :math:`W_Q` of each head.
+    products : sequence of two ndarray, shape (d, d)
+        :math:`W_Q W_K^\top` of each head.
+    labels : sequence of str, length d
+        The names of the token features (rows).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure(10.0, 2.9)
+    axes = fig.subplots(1, 4, width_ratios=(1, 1, 1.1, 1.1))
+    pairs = [(query_projections, "$W_Q$", "{:.1f}"), (products, "$W_Q W_K^\\top$", "{:.0f}")]
+    for pair, (matrices, name, fmt) in enumerate(pairs):
+        limit = max(np.abs(m).max() for m in matrices)  # both panels of a pair share one colour scale
+        for start, matrix in enumerate(matrices):
+            ax = axes[2 * pair + start]
+            draw_matrix(ax, matrix, limit=limit, fmt=fmt)
+            ax.set_yticks(range(len(labels)), labels=labels)
+            ax.set_xticks(range(matrix.shape[1]), labels=labels if pair else range(1, matrix.shape[1] + 1))
+            ax.set_title(f"{name}, start {start + 1}", fontsize="small")
+    return fig

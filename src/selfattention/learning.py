@@ -1,0 +1,191 @@
+r"""Learning the projections of one attention head by gradient descent.
+
+The head scores key ``j`` for query ``i`` with the bilinear form
+:math:`e_{ij} = x_i W_Q W_K^\top x_j^\top` (the temperature is folded into
+the projections), takes the softmax over the keys the mask allows and
+averages the values :math:`v_j`, which are the signal itself (:math:`W_V`
+copies it and is not learned). The loss is the mean squared error against a
+target, over ``B`` signals of ``N`` tokens each,
+
+.. math:: L = \frac{1}{BN} \sum_{b,i} \Big(\text{output}_{bi} - \text{target}_{bi}\Big)^2,
+    \qquad \text{output}_{bi} = \sum_j a_{bij} v_{bj} .
+
+With no separate target the target is the signal itself and the diagonal is
+masked: every sample is predicted from all the others (leave-one-out).
+The gradient is written out by hand (backpropagation through the softmax);
+:mod:`~selfattention.training` follows it downhill.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import as_array, as_positive_scalar, as_projections, as_token_batch
+from .core import attention
+
+
+def token_features(positions, signal=None, *, signal_square=False) -> np.ndarray:
+    r"""Token rows for a learned head: ``[s, s**2, pt, pt**2, 1]``, ``pt = 2 p - 1``.
+
+    The positions are centred on ``[-1, 1]``; on a symmetric grid ``pt`` and
+    ``pt**2`` are uncorrelated, where ``p`` and ``p**2`` on ``[0, 1]`` are
+    nearly collinear. Since the constant column is there, ``[pt, pt**2, 1]``
+    is an invertible linear map of ``[p, p**2, 1]``: the heads the features
+    can express are the same, only the path of gradient descent changes.
+
+    Parameters
+    ----------
+    positions : array_like, shape (n,)
+    signal : array_like, shape (n,) or (b, n), optional
+        Adds the column ``s`` (and ``s**2`` with ``signal_square``) in front.
+    signal_square : bool
+
+    Returns
+    -------
+    X : ndarray, shape (n, d) or (b, n, d)
+        ``d`` is 3 (positions only), 4 (with ``s``) or 5 (with ``s`` and ``s**2``).
+    """
+    p = as_array(positions, "positions", ndim=1)
+    pt = 2 * p - 1  # (n,)
+    columns = [pt, pt**2, np.ones_like(pt)]
+    if signal is None:
+        if signal_square:
+            raise ValueError("signal_square needs a signal")
+        return np.stack(columns, axis=-1)  # (n, 3)
+    s = as_array(signal, "signal")
+    if s.ndim not in (1, 2) or s.shape[-1] != p.size:
+        raise ValueError(f"signal must have shape ({p.size},) or (b, {p.size}) to match positions, got {s.shape}")
+    columns = [np.broadcast_to(c, s.shape) for c in columns]
+    return np.stack([s, s**2, *columns] if signal_square else [s, *columns], axis=-1)
+
+
+def attention_loss_and_grad(W_Q, W_K, X, y, targets=None):
+    r"""The head's loss and its gradient with respect to both projections.
+
+    Parameters
+    ----------
+    W_Q, W_K : array_like, shape (d, d_k)
+    X : array_like, shape (n, d) or (b, n, d)
+        Token features of one signal or of ``b`` signals.
+    y : array_like, shape (n,) or (b, n)
+        The values the head averages (the noisy signal).
+    targets : array_like, same shape as ``y``, optional
+        What the head must predict. When omitted, the target is ``y`` itself
+        and the diagonal is masked (leave-one-out).
+
+    Returns
+    -------
+    loss : float
+    dW_Q, dW_K : ndarray, shape (d, d_k)
+    """
+    X, v, t = as_token_batch(X, y, targets)
+    W_Q, W_K = as_projections(W_Q, W_K, X.shape[-1])
+    return backprop(W_Q, W_K, X, v, t, masked=targets is None)
+
+
+def backprop(W_Q, W_K, X, v, t, *, masked):
+    r"""Forward and backward pass of the head, on checked and batched arrays.
+
+    Parameters
+    ----------
+    W_Q, W_K : ndarray, shape (d, d_k)
+    X : ndarray, shape (b, n, d)
+    v, t : ndarray, shape (b, n)
+        Values and targets.
+    masked : bool
+        Mask the diagonal: no token attends to itself.
+
+    Returns
+    -------
+    loss : float
+    dW_Q, dW_K : ndarray, shape (d, d_k)
+    """
+    Q, K = X @ W_Q, X @ W_K  # (b, n, d_k) each
+    E = Q @ K.transpose(0, 2, 1)  # (b, n, n): e_ij = q_i . k_j
+    if masked:
+        E[:, np.arange(E.shape[1]), np.arange(E.shape[1])] = -np.inf  # no token predicts itself
+    E -= E.max(axis=-1, keepdims=True)
+    A = np.exp(E, out=E)  # (b, n, n)
+    A /= A.sum(axis=-1, keepdims=True)  # a_ij = softmax_j(e_ij)
+    output = (A @ v[..., None])[..., 0]  # (b, n)
+    error = output - t  # (b, n)
+    dE = A * (v[:, None, :] - output[..., None])  # (b, n, n): a_ij (v_j - output_i)
+    dE *= (2 * error / error.size)[..., None]  # dL/de_ij
+    X2 = X.reshape(-1, X.shape[-1])  # (b n, d)
+    dW_Q = X2.T @ (dE @ K).reshape(-1, K.shape[-1])  # (d, d_k) = sum over signals of X^T dL/dE K
+    dW_K = X2.T @ (dE.transpose(0, 2, 1) @ Q).reshape(-1, Q.shape[-1])  # (d, d_k)
+    return float(np.mean(error**2)), dW_Q, dW_K
+
+
+def loo_loss_and_grad(W_Q, W_K, X, y):
+    r"""Leave-one-out loss of the head with its diagonal masked, and its gradient.
+
+    .. math:: L = \frac1N \sum_i \Big(s_i - \sum_{j \ne i} a_{ij} s_j\Big)^2,
+        \qquad a_{ij} = \operatorname{softmax}_{j \ne i}(x_i W_Q W_K^\top x_j^\top)
+
+    Parameters
+    ----------
+    W_Q, W_K : array_like, shape (d, d_k)
+    X : array_like, shape (n, d)
+    y : array_like, shape (n,)
+
+    Returns
+    -------
+    loss : float
+    dW_Q, dW_K : ndarray, shape (d, d_k)
+    """
+    return attention_loss_and_grad(W_Q, W_K, as_array(X, "X", ndim=2), as_array(y, "y", ndim=1))
+
+
+def numerical_gradient(W_Q, W_K, X, y, targets=None, *, step=1e-6):
+    r"""Central finite differences of the loss: an independent check of the hand-derived gradient.
+
+    Each entry ``w`` of ``W_Q`` and ``W_K`` gets
+    :math:`(L(w + \Delta) - L(w - \Delta)) / (2\Delta)`, with every other entry fixed.
+
+    Parameters
+    ----------
+    W_Q, W_K, X, y, targets
+        As in :func:`attention_loss_and_grad`.
+    step : float
+        The shift :math:`\Delta > 0`.
+
+    Returns
+    -------
+    dW_Q, dW_K : ndarray, shape (d, d_k)
+    """
+    eps = as_positive_scalar(step, "step")
+    W = [as_array(W_Q, "W_Q", ndim=2), as_array(W_K, "W_K", ndim=2)]
+    grads = [np.zeros_like(w) for w in W]
+    for k, w in enumerate(W):
+        for index in np.ndindex(w.shape):
+            shifted = [[v.copy() for v in W] for _ in range(2)]
+            shifted[0][k][index] += eps
+            shifted[1][k][index] -= eps
+            up, down = (attention_loss_and_grad(*pair, X, y, targets)[0] for pair in shifted)
+            grads[k][index] = (up - down) / (2 * eps)
+    return grads[0], grads[1]
+
+
+def learned_head(W_Q, W_K, X, y, *, leave_one_out=False):
+    r"""Run a head with projections ``W_Q, W_K`` through :func:`~selfattention.core.attention`.
+
+    Parameters
+    ----------
+    W_Q, W_K : array_like, shape (d, d_k)
+    X : array_like, shape (n, d)
+    y : array_like, shape (n,)
+        The values (the signal).
+    leave_one_out : bool
+        Mask the diagonal, as in training without a separate target.
+
+    Returns
+    -------
+    output : ndarray, shape (n,)
+    weights : ndarray, shape (n, n)
+    """
+    X, v, _ = as_token_batch(as_array(X, "X", ndim=2), as_array(y, "y", ndim=1))
+    W_Q, W_K = as_projections(W_Q, W_K, X.shape[-1])
+    mask = ~np.eye(X.shape[1], dtype=bool) if leave_one_out else None
+    output, weights = attention(X[0] @ W_Q, X[0] @ W_K, v[0][:, None], 1.0, mask=mask)
+    return output[:, 0], weights  # (n,), (n, n)

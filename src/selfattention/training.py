@@ -1,0 +1,125 @@
+r"""Training a head's projections: gradient descent and Adam, written out.
+
+Each step moves ``W_Q`` and ``W_K`` against the gradient of the head's loss
+(:func:`~selfattention.learning.backprop`). Plain gradient descent steps by
+:math:`\eta` times the gradient. Adam keeps, for every entry, running means
+of its gradient :math:`g` and of :math:`g^2`,
+
+.. math:: m_t = \beta_1 m_{t-1} + (1 - \beta_1) g_t, \qquad
+    v_t = \beta_2 v_{t-1} + (1 - \beta_2) g_t^2,
+
+corrects their start at 0 (:math:`\hat m_t = m_t / (1 - \beta_1^t)`,
+:math:`\hat v_t = v_t / (1 - \beta_2^t)`) and steps by
+:math:`\eta\, \hat m_t / (\sqrt{\hat v_t} + 10^{-8})`: about :math:`\eta`
+per entry, whatever the size of its gradient.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validation import as_count, as_positive_scalar, as_projections, as_token_batch
+from .learning import backprop
+
+#: Adam's decay rates of the running mean and mean square of the gradient, and its guard against 0.
+ADAM = (0.9, 0.999, 1e-8)
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """A trained head.
+
+    Attributes
+    ----------
+    W_Q, W_K : ndarray, shape (d, d_k)
+        The learned projections.
+    losses : ndarray, shape (steps,)
+        ``losses[t]`` is the loss after ``t`` steps (``losses[0]``: the start).
+    loss : float
+        The loss of the returned projections, after all the steps.
+    checkpoints : dict of int -> (ndarray, ndarray)
+        ``(W_Q, W_K)`` after each requested number of steps.
+    """
+
+    W_Q: np.ndarray
+    W_K: np.ndarray
+    losses: np.ndarray
+    loss: float
+    checkpoints: dict = field(default_factory=dict)
+
+
+def fit_head(X, y, *, targets=None, d_k=3, steps=2000, learning_rate=0.1, init_scale=0.1,
+             init=None, optimizer="adam", checkpoints=(), rng=None) -> FitResult:
+    r"""Train ``W_Q, W_K`` from small random projections.
+
+    Parameters
+    ----------
+    X, y, targets
+        As in :func:`~selfattention.learning.attention_loss_and_grad`: tokens
+        (n, d) or (b, n, d), values and targets (n,) or (b, n). Without
+        ``targets`` the loss is leave-one-out (the diagonal is masked).
+    d_k : int
+    steps : int
+    learning_rate : float
+        The step size :math:`\eta`.
+    init_scale : float
+        Standard deviation of the random initial entries.
+    init : tuple of array_like, shape (d, d_k) each, optional
+        Projections to start from; the random entries are added to them.
+    optimizer : {"adam", "gd"}
+        Adam, or plain gradient descent.
+    checkpoints : sequence of int
+        Numbers of steps after which to keep a copy of the projections.
+    rng : int, numpy.random.Generator or None
+        Seed or generator of the initial projections.
+
+    Returns
+    -------
+    FitResult
+    """
+    Xb, values, target = as_token_batch(X, y, targets)
+    W = _start(Xb.shape[-1], as_count(d_k, "d_k"), as_positive_scalar(init_scale, "init_scale"), init, rng)
+    steps = as_count(steps, "steps")
+    update = _optimizer(optimizer, as_positive_scalar(learning_rate, "learning_rate"))
+    wanted = {as_count(c, "checkpoints", minimum=0) for c in checkpoints}
+    losses, kept = np.empty(steps), {}
+    for t in range(steps + 1):
+        if t in wanted:
+            kept[t] = (W[0].copy(), W[1].copy())
+        loss, *grads = backprop(W[0], W[1], Xb, values, target, masked=targets is None)
+        if t == steps:
+            return FitResult(W[0], W[1], losses, loss, kept)
+        losses[t] = loss
+        W = [w - update(t, k, g) for k, (w, g) in enumerate(zip(W, grads, strict=True))]
+
+
+def _start(d, d_k, scale, init, rng) -> list[np.ndarray]:
+    """The initial ``[W_Q, W_K]``, (d, d_k) each: random entries, added to ``init`` when given."""
+    gen = np.random.default_rng(rng)
+    W = [scale * gen.standard_normal((d, d_k)) for _ in range(2)]
+    if init is None:
+        return W
+    start = as_projections(*init, d)
+    if start[0].shape[1] != d_k:
+        raise ValueError(f"init must have d_k = {d_k} columns, got {start[0].shape[1]}")
+    return [w + s0 for w, s0 in zip(W, start, strict=True)]
+
+
+def _optimizer(name, eta):
+    """The update ``(t, k, gradient) -> step`` of parameter ``k`` at step ``t``."""
+    if name == "gd":
+        return lambda t, k, g: eta * g
+    if name != "adam":
+        raise ValueError(f"optimizer must be 'adam' or 'gd', got {name!r}")
+    beta1, beta2, eps = ADAM
+    moments = {}
+
+    def update(t, k, g):
+        m, s = moments.get(k, (0.0, 0.0))
+        m, s = beta1 * m + (1 - beta1) * g, beta2 * s + (1 - beta2) * g**2
+        moments[k] = m, s
+        return eta * (m / (1 - beta1 ** (t + 1))) / (np.sqrt(s / (1 - beta2 ** (t + 1))) + eps)
+
+    return update
