@@ -219,15 +219,19 @@ def as_mask(mask, shape: tuple, name: str = "mask") -> np.ndarray:
     return arr
 
 
-def as_weights(x, name: str, *, square: bool = False) -> np.ndarray:
-    """An attention matrix: a non-empty 2-D array of non-negative rows that sum to 1 (to 1e-6)."""
+def as_weights(x, name: str, *, square: bool = False, block: bool = False) -> np.ndarray:
+    """An attention matrix: a non-empty 2-D array of non-negative rows that sum to 1 (to 1e-6).
+
+    With ``block``, a block cut from one (some keys left out): rows may sum to less than 1.
+    """
     w = as_array(x, name, ndim=2)
     if w.size == 0 or (square and w.shape[0] != w.shape[1]):
         raise ValueError(f"{name} must be a non-empty {'square ' if square else ''}matrix, got shape {w.shape}")
     if (w < 0).any() or (w > 1 + 1e-6).any():
         raise ValueError(f"{name} must lie in [0, 1] (attention weights)")
-    if not np.allclose(w.sum(axis=1), 1.0, rtol=0, atol=1e-6):
-        raise ValueError(f"{name} must have rows that sum to 1 (attention weights)")
+    sums = w.sum(axis=1)  # (n_queries,)
+    if (sums > 1 + 1e-6).any() if block else not np.allclose(sums, 1.0, rtol=0, atol=1e-6):
+        raise ValueError(f"{name} must have rows that sum to {'at most ' if block else ''}1 (attention weights)")
     return w
 
 

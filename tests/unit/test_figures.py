@@ -100,6 +100,17 @@ def test_weights_panel_is_labelled_in_positions_or_indices(sine):
     assert "position" in ax_p.get_xlabel() and ax_i.get_xlabel() == "key $j$"
 
 
+def test_weights_panel_draws_a_block_of_an_attention_matrix_but_no_more(sine):
+    """A window of the matrix (rows then sum to less than 1) is drawable; rows above 1 are not weights."""
+    p, *_, weights = sine
+    block = weights[10:30, 10:30]  # (20, 20)
+    ax = new_figure().subplots()
+    panels.draw_weights(ax, block, p[10:30])
+    np.testing.assert_array_equal(image(ax).get_array(), block)
+    with pytest.raises(ValueError, match="weights must have rows that sum to at most 1"):
+        panels.draw_weights(new_figure().subplots(), np.full((2, 2), 0.6))
+
+
 
 def test_matrix_panel_writes_every_entry_on_a_symmetric_scale():
     matrix = np.array([[1.0, -4.0], [0.25, 0.0]])

@@ -77,6 +77,7 @@ def draw_weights(ax, weights, positions=None, *, title="Attention weights"):
     ----------
     ax : matplotlib.axes.Axes
     weights : array_like, shape (n, n)
+        An attention matrix, or a square block of one (rows may then sum to less than 1).
     positions : array_like, shape (n,), optional
         When given, the axes are labelled in positions instead of indices.
     title : str
@@ -85,7 +86,7 @@ def draw_weights(ax, weights, positions=None, *, title="Attention weights"):
     -------
     matplotlib.image.AxesImage
     """
-    ax, weights = as_axes(ax), as_weights(weights, "weights")
+    ax, weights = as_axes(ax), as_weights(weights, "weights", block=True)
     if not isinstance(title, str):
         raise InputTypeError(f"title must be a string, got {title!r}")
     extent = None
