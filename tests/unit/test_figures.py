@@ -397,14 +397,15 @@ def test_blur_figure_shades_the_tokens_near_the_jump(sine):
 
 def test_two_heads_figure_draws_both_outputs_and_the_weights_inside_the_window(sine):
     p, clean, noisy, output, weights = sine
-    fig = content_attention.plot_two_heads(p, clean, noisy, {"a": output, "b": -output}, {"a": weights, "b": -weights},
+    other = weights[::-1]  # (n, n): another attention matrix, rows flipped
+    fig = content_attention.plot_two_heads(p, clean, noisy, {"a": output, "b": -output}, {"a": weights, "b": other},
                                            jump=0.5, width=0.05, window=(0.3, 0.7))
     ax_s, ax_a, ax_b = fig.axes
     np.testing.assert_array_equal(ax_s.lines[2].get_ydata(), output)
     np.testing.assert_array_equal(ax_s.lines[3].get_ydata(), -output)
     inside = (p >= 0.3) & (p <= 0.7)
     np.testing.assert_array_equal(image(ax_a).get_array(), weights[np.ix_(inside, inside)])
-    np.testing.assert_array_equal(image(ax_b).get_array(), -weights[np.ix_(inside, inside)])
+    np.testing.assert_array_equal(image(ax_b).get_array(), other[np.ix_(inside, inside)])
 
 
 def test_errors_figure_draws_a_bar_per_head_and_region_and_the_product():
