@@ -60,6 +60,12 @@ NO_USER_DATA = {
     "selfattention.interactive.widget.SliderValueError": "an exception class",
     "selfattention.figures._style.BookFigure": "matplotlib's Figure: its arguments are matplotlib's",
     "selfattention.studies.noise_and_samples.SmoothedSine": "a named tuple of results, checked where it is used",
+    "selfattention.symbolic.symbolic_bilateral_projections": "no arguments",
+    "selfattention.symbolic.symbolic_bilateral_score": "no arguments",
+    "selfattention.symbolic.is_bilateral_score": "no arguments",
+    "selfattention.training.FitResult": "a record of a training's results, checked where it is used",
+    "selfattention.studies.learned_head.Engineered": "a record of results, checked where it is used",
+    "selfattention.studies.content_attention.StepSignals": "a record of signals, checked where it is used",
 }
 
 
@@ -315,8 +321,10 @@ def _interactive_calls():
 
 @cache
 def calls() -> tuple[Call, ...]:
-    """:data:`CALLS`, built once (it computes the figures' data)."""
-    return tuple(_calls())
+    """Every entry, built once (it computes the figures' data); the learned heads' are in ``public_api_learning``."""
+    from public_api_learning import learning_calls
+
+    return (*_calls(), *learning_calls())
 
 
 def public_callables() -> set[str]:

@@ -283,6 +283,29 @@ def as_entries(x, name: str, keys, *, series: bool = False) -> dict:
     return {key: as_array(x[key], f"{name}[{key!r}]") for key in keys}
 
 
+def as_sequence(x, name: str):
+    """A sequence (list, tuple, range or array), not a string, bytes or mapping; returned as it is."""
+    if isinstance(x, str | bytes | Mapping | np.ma.MaskedArray) or not isinstance(x, Sequence | np.ndarray):
+        raise InputTypeError(f"{name} must be a sequence, got {type(x).__name__}")
+    return x
+
+
+def as_labels(x, name: str, count: int) -> list[str]:
+    """``count`` strings (a list or tuple), as a list."""
+    if isinstance(x, str | bytes | Mapping) or not isinstance(x, Sequence) or not all(isinstance(v, str) for v in x):
+        raise InputTypeError(f"{name} must be a sequence of strings, got {x!r}")
+    if len(x) != count:
+        raise ValueError(f"{name} must hold {count} labels, got {len(x)}")
+    return list(x)
+
+
+def as_instance(x, name: str, cls):
+    """``x`` itself, after checking it is an instance of ``cls``."""
+    if not isinstance(x, cls):
+        raise InputTypeError(f"{name} must be a {cls.__name__}, got {type(x).__name__}")
+    return x
+
+
 def as_instances(x, name: str, cls) -> list:
     """A non-empty sequence whose items are all instances of ``cls``, as a list."""
     if isinstance(x, str | bytes | Mapping) or not isinstance(x, Sequence):

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_array, as_nonnegative_scalar, as_series, as_weights, finite_result, same_length
+from ._validation import (
+    as_array,
+    as_nonnegative_scalar,
+    as_series,
+    as_weights,
+    finite_result,
+    power_of_two,
+    same_length,
+)
 
 
 def rmse(estimate, truth) -> float:
@@ -223,6 +231,11 @@ def mean_attended_distance(weights, positions) -> float:
     """
     p = as_array(positions, "positions", ndim=1)
     w = as_array(weights, "weights")
-    if w.ndim not in (2, 3) or w.shape[-2:] != (p.size, p.size):
-        raise ValueError(f"weights must have shape (n, n) or (k, n, n) with n = {p.size}, got {w.shape}")
-    return float(np.mean(np.sum(w * np.abs(p[:, None] - p[None, :]), axis=-1)))
+    if w.ndim not in (2, 3) or w.shape[-2:] != (p.size, p.size) or p.size == 0:
+        raise ValueError(f"weights must have shape (n, n) or (k, n, n) with n = {p.size} >= 1, got {w.shape}")
+    as_weights(w.reshape(-1, p.size), "weights")  # every row an attention row
+    scale = power_of_two(float(np.max(np.abs(p))))  # exact: the distances below cannot overflow
+    distance = np.abs(p[:, None] / scale - p[None, :] / scale)  # (n, n)
+    with np.errstate(over="ignore"):
+        mean = scale * float(np.mean(np.sum(w * distance, axis=-1)))
+    return float(finite_result(mean, "positions: the mean distance overflows the double range"))

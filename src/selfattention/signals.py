@@ -133,4 +133,6 @@ def step_sine(n, sigma, *, jump=1.5, at=0.5, rng=None):
     jump, at = as_real_scalar(jump, "jump"), as_real_scalar(at, "at")
     positions, clean, noisy = noisy_sine(n, sigma, rng=rng)
     step = jump * (positions >= at)  # (n,)
-    return positions, clean + step, noisy + step
+    with np.errstate(over="ignore"):
+        raised = finite_result(noisy + step, "jump or sigma: the noisy step sine overflows the double range")
+    return positions, clean + step, raised

@@ -219,6 +219,7 @@ def content_row(signal, position) -> sp.Matrix:
 
     Parameters are those of :func:`token_row`.
     """
+    signal, position = _symbolic(signal, "signal"), _symbolic(position, "position")
     return sp.Matrix([[signal, signal**2, position, position**2, 1]])
 
 

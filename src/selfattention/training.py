@@ -20,7 +20,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import as_count, as_positive_scalar, as_projections, as_token_batch
+from ._validation import (
+    as_choice,
+    as_count,
+    as_counts,
+    as_positive_scalar,
+    as_projections,
+    as_rng,
+    as_sequence,
+    as_token_batch,
+    finite_result,
+    naming,
+)
 from .learning import backprop
 
 #: Adam's decay rates of the running mean and mean square of the gradient, and its guard against 0.
@@ -83,25 +94,39 @@ def fit_head(X, y, *, targets=None, d_k=3, steps=2000, learning_rate=0.1, init_s
     W = _start(Xb.shape[-1], as_count(d_k, "d_k"), as_positive_scalar(init_scale, "init_scale"), init, rng)
     steps = as_count(steps, "steps")
     update = _optimizer(optimizer, as_positive_scalar(learning_rate, "learning_rate"))
-    wanted = {as_count(c, "checkpoints", minimum=0) for c in checkpoints}
+    wanted = _steps_to_keep(checkpoints)
     losses, kept = np.empty(steps), {}
     for t in range(steps + 1):
         if t in wanted:
             kept[t] = (W[0].copy(), W[1].copy())
-        loss, *grads = backprop(W[0], W[1], Xb, values, target, masked=targets is None)
+        with naming("learning_rate", "W_Q", "W_K"):
+            loss, *grads = backprop(W[0], W[1], Xb, values, target, masked=targets is None)
         if t == steps:
             return FitResult(W[0], W[1], losses, loss, kept)
         losses[t] = loss
-        W = [w - update(t, k, g) for k, (w, g) in enumerate(zip(W, grads, strict=True))]
+        with np.errstate(over="ignore", invalid="ignore"):  # a step too large is reported by backprop, by name
+            W = [w - update(t, k, g) for k, (w, g) in enumerate(zip(W, grads, strict=True))]
+
+
+def _steps_to_keep(checkpoints) -> set[int]:
+    """The checkpoints, a possibly empty sequence of step numbers ``>= 0``, as a set."""
+    if not len(as_sequence(checkpoints, "checkpoints")):
+        return set()
+    return set(as_counts(checkpoints, "checkpoints", minimum=0))
 
 
 def _start(d, d_k, scale, init, rng) -> list[np.ndarray]:
     """The initial ``[W_Q, W_K]``, (d, d_k) each: random entries, added to ``init`` when given."""
-    gen = np.random.default_rng(rng)
-    W = [scale * gen.standard_normal((d, d_k)) for _ in range(2)]
+    gen = as_rng(rng)
+    with np.errstate(over="ignore"):
+        W = [finite_result(scale * gen.standard_normal((d, d_k)), "init_scale: the initial projections overflow")
+             for _ in range(2)]
     if init is None:
         return W
-    start = as_projections(*init, d)
+    if len(as_sequence(init, "init")) != 2:
+        raise ValueError(f"init must be a pair (W_Q, W_K), got {len(init)} items")
+    with naming("init", "W_Q", "W_K", "W_Q and W_K"):
+        start = as_projections(*init, d)
     if start[0].shape[1] != d_k:
         raise ValueError(f"init must have d_k = {d_k} columns, got {start[0].shape[1]}")
     return [w + s0 for w, s0 in zip(W, start, strict=True)]
@@ -109,10 +134,8 @@ def _start(d, d_k, scale, init, rng) -> list[np.ndarray]:
 
 def _optimizer(name, eta):
     """The update ``(t, k, gradient) -> step`` of parameter ``k`` at step ``t``."""
-    if name == "gd":
+    if as_choice(name, "optimizer", ("adam", "gd")) == "gd":
         return lambda t, k, g: eta * g
-    if name != "adam":
-        raise ValueError(f"optimizer must be 'adam' or 'gd', got {name!r}")
     beta1, beta2, eps = ADAM
     moments = {}
 

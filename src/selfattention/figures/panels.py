@@ -14,7 +14,15 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .._validation import InputTypeError, as_nonnegative_scalar, as_series, as_weights
+from .._validation import (
+    InputTypeError,
+    as_array,
+    as_flag,
+    as_nonnegative_scalar,
+    as_positive_scalar,
+    as_series,
+    as_weights,
+)
 from ._style import COLORS, WEIGHTS_CMAP, as_axes
 
 #: The legend of a signal panel that has the room for one.
@@ -122,11 +130,25 @@ def draw_matrix(ax, matrix, *, limit=None, fmt="{:.3g}", sqrt_scale=False):
     -------
     matplotlib.image.AxesImage
     """
-    m = np.asarray(matrix, dtype=float)
-    top = np.abs(m).max() if limit is None else limit
+    ax, m = as_axes(ax), as_array(matrix, "matrix", ndim=2)
+    if m.size == 0:
+        raise ValueError("matrix must not be empty")
+    sqrt_scale, fmt = as_flag(sqrt_scale, "sqrt_scale"), _as_format(fmt)
+    top = np.abs(m).max() if limit is None else as_positive_scalar(limit, "limit")
     shade, top = (np.sign(m) * np.sqrt(np.abs(m)), np.sqrt(top)) if sqrt_scale else (m, top)
     im = ax.imshow(shade, cmap="RdBu_r", vmin=-top, vmax=top)
     for (r, c), value in np.ndenumerate(m):
         ax.text(c, r, fmt.format(value), ha="center", va="center", fontsize="x-small",
                 color="white" if abs(shade[r, c]) > 0.6 * top else "black")
     return im
+
+
+def _as_format(fmt) -> str:
+    """A format string for one number, such as ``"{:.2f}"``."""
+    if not isinstance(fmt, str):
+        raise InputTypeError(f"fmt must be a format string such as '{{:.2f}}', got {fmt!r}")
+    try:
+        fmt.format(0.5)
+    except (IndexError, KeyError, ValueError) as exc:
+        raise ValueError(f"fmt must format one number, such as '{{:.2f}}', got {fmt!r}") from exc
+    return fmt

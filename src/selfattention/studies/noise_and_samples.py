@@ -173,7 +173,8 @@ def neighbours_vs_samples(sample_counts, temperature) -> np.ndarray:
     -------
     ndarray, shape (m,)
     """
-    counts = [as_count(n, "sample_counts", minimum=2) for n in np.atleast_1d(sample_counts).tolist()]
+    counts = as_counts(sample_counts, "sample_counts", minimum=2)
+    memory.require_matrix(max(counts), max(counts), "sample_counts")
     found = []
     for n in counts:
         _, weights = gaussian_head(np.zeros(n), np.linspace(0.0, 1.0, n), temperature)  # (n, n)
