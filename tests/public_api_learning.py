@@ -84,7 +84,8 @@ def _learned_head_calls() -> list[Call]:
     a, series = "array", {"positions": "array", "noisy": "array"}
     return [
         Call("learned_head.engineered", lh.engineered, {"positions": P, "noisy": Y, "sigma": 0.3,
-             "candidates": TAUS}, {**series, "sigma": "nonnegative", "candidates": "temperatures"}),
+             "candidates": TAUS}, {**series, "sigma": "nonnegative", "candidates": "temperatures"},
+             optional=("candidates",)),
         Call("learned_head.learn", lh.learn, {"positions": P, "noisy": Y, "sees_value": True, "centred": True,
              "steps": 2, "rng": 1}, {**series, "sees_value": "flag", "centred": "flag", "steps": "count",
                                      "rng": "rng"}),

@@ -302,7 +302,7 @@ def as_labels(x, name: str, count: int) -> list[str]:
 def as_instance(x, name: str, cls):
     """``x`` itself, after checking it is an instance of ``cls``."""
     if not isinstance(x, cls):
-        raise InputTypeError(f"{name} must be a {cls.__name__}, got {type(x).__name__}")
+        raise InputTypeError(f"{name} must be a {getattr(cls, '__name__', cls)}, got {type(x).__name__}")
     return x
 
 

@@ -37,8 +37,8 @@ def plot_training(losses, *, engineered_loss, noise_variance, leak_losses=None):
     -------
     matplotlib.figure.Figure
     """
-    losses, leak_losses = (None if x is None else _as_losses(x, name)
-                           for x, name in ((losses, "losses"), (leak_losses, "leak_losses")))
+    losses = _as_losses(losses, "losses")
+    leak_losses = None if leak_losses is None else _as_losses(leak_losses, "leak_losses")
     engineered_loss = as_positive_scalar(engineered_loss, "engineered_loss")
     noise_variance = as_positive_scalar(noise_variance, "noise_variance")
     fig = new_figure(7.0, 3.6)
@@ -218,8 +218,8 @@ def _as_weights_by_step(x, n: int) -> dict:
 
 
 def _as_square(x, name: str, n: int, *, weights: bool = False) -> np.ndarray:
-    """An (n, n) matrix of scores (``-inf`` allowed: a masked score), or of attention weights."""
-    m = as_weights(x, name) if weights else as_array(x, name, ndim=2, allow_neg_inf=True)
+    """An (n, n) matrix of scores, or of attention weights."""
+    m = as_weights(x, name) if weights else as_array(x, name, ndim=2)
     if m.shape != (n, n):
         raise ValueError(f"{name} must have shape ({n}, {n}) for the positions, got {m.shape}")
     return m

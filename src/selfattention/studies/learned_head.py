@@ -19,6 +19,7 @@ from .._validation import (
     as_instance,
     as_positive_scalar,
     as_projections,
+    as_series,
     finite_result,
     naming,
     power_of_two,
@@ -73,7 +74,12 @@ def engineered(positions, noisy, sigma, *, candidates=DEFAULT_CANDIDATES) -> Eng
     with naming("noisy", "signal"):
         tau, scores = choose_temperature(noisy, positions, candidates)
     bias2, variance = expected_risk(len(positions), sigma, TRUTH_TEMPERATURES)
-    return Engineered(tau, float(scores.min()), refined_argmin(TRUTH_TEMPERATURES, bias2 + variance))
+    try:
+        best = refined_argmin(TRUTH_TEMPERATURES, bias2 + variance)
+    except ValueError as exc:
+        raise ValueError(f"sigma: for sigma = {sigma!r} the best temperature lies outside "
+                         f"TRUTH_TEMPERATURES ({exc})") from exc
+    return Engineered(tau, float(scores.min()), best)
 
 
 def learn(positions, noisy, *, sees_value=False, centred=True, **kwargs) -> FitResult:
@@ -115,8 +121,8 @@ def features_of(fit: FitResult, positions, noisy) -> np.ndarray:
     ndarray, shape (n, 3) or (n, 4)
     """
     fit = as_instance(fit, "fit", FitResult)
-    with naming("noisy", "signal"):
-        return token_features(positions, noisy if fit.W_Q.shape[0] == 4 else None)
+    positions, noisy = as_series(positions=positions, noisy=noisy)
+    return token_features(positions, noisy if fit.W_Q.shape[0] == 4 else None)
 
 
 def checkpoint_weights(fit: FitResult, positions, noisy) -> dict:
@@ -134,7 +140,7 @@ def checkpoint_weights(fit: FitResult, positions, noisy) -> dict:
         Step -> attention matrix, with a zero diagonal.
     """
     X = features_of(fit, positions, noisy)
-    with naming("noisy", "y"):
+    with naming("noisy", "y"), naming("fit or positions", "X"):
         return {t: learned_head(W_Q, W_K, X, noisy, leave_one_out=True)[1] for t, (W_Q, W_K) in fit.checkpoints.items()}
 
 
