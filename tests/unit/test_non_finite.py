@@ -10,8 +10,14 @@ import numpy as np
 import pytest
 
 import selfattention as sa
+from selfattention import learning
+from selfattention.studies import content_attention as ca
+from selfattention.studies import learned_head as lh
+from selfattention.studies import noise2noise as n2n
 from selfattention.studies.onedim import onedim_head
+from selfattention.studies.power_laws import fit_power_law
 from selfattention.studies.temperature_limits import temperature_sweep
+from selfattention.training import FitResult
 
 
 def test_a_tiny_bandwidth_gives_the_nearest_samples_mean_not_nan():
@@ -76,3 +82,38 @@ def test_a_sweep_of_a_signal_near_the_largest_double_is_finite_or_refused():
     else:
         assert all(np.isfinite(column).all() for column in sweep.values())
         assert (sweep["mean_gap"] <= 1e-15 * signal[0]).all()  # a constant signal: the output is its mean
+
+
+# --- found by the audit in the functions of chapters 8 and 9 -------------------------------------
+
+
+def test_a_fitted_prefactor_that_underflows_is_refused_by_the_callers_argument():
+    """exp(-5280) is 0: PowerLaw refused it as 'prefactor', an argument the caller never passed."""
+    with pytest.raises(ValueError, match=r"^best: the fitted prefactor exp\(-5280\)"):
+        fit_power_law([10, 20], [0.1, 0.2], [[1e-300, 1e-300], [1e300, 1e300]])
+
+
+def test_distances_and_gaps_near_the_largest_double_are_exact_not_inf():
+    """|p_i - p_j| = 1.6e308 and ||a - b|| = 4e308 overflowed; scaled by a power of two they do not."""
+    swap = np.array([[0.0, 1.0], [1.0, 0.0]])
+    assert sa.metrics.mean_attended_distance(swap, [-8e307, 8e307]) == 1.6e308
+    with pytest.raises(ValueError, match=r"^positions: "):
+        sa.metrics.mean_attended_distance(swap, [-1e308, 1e308])
+    assert lh.relative_gap(np.full(4, 1e308), np.full(4, -1e308)) == 2.0
+    signals = ca.step_signals(2, 8, 0.2, rng=1)
+    errors = ca.region_errors(signals.clean + 1e200, signals, width=0.2)
+    assert errors == pytest.approx({"whole": 1e200, "near": 1e200, "away": 1e200})
+
+
+def test_training_on_tokens_whose_scores_overflow_is_refused():
+    X = learning.token_features(np.linspace(0, 1, 6)) * 1e200
+    with pytest.raises(ValueError, match=r"overflows the double range"):
+        learning.attention_loss_and_grad(np.ones((3, 2)), np.ones((3, 2)), X, np.zeros(6))
+
+
+def test_temperatures_read_off_a_head_that_has_none_are_refused():
+    """A zero entry of W_QK, or a row whose score is linear in the key, has no finite temperature."""
+    with pytest.raises(ValueError, match=r"^fit: "):
+        n2n.read_temperatures(FitResult(np.zeros((5, 2)), np.zeros((5, 2)), np.zeros(1), 0.0))
+    with pytest.raises(ValueError, match=r"lambda_2 = 0"):
+        lh.row_gaussians(np.eye(3), np.zeros((3, 3)), np.linspace(0, 1, 5))

@@ -139,6 +139,8 @@ def fit_power_law(ns, sigmas, best) -> PowerLaw:
     coef, rss, *_ = np.linalg.lstsq(X, y, rcond=None)
     s2 = float(rss[0]) / (y.size - 3) if rss.size else 0.0
     stderr = np.sqrt(s2 * np.diag(np.linalg.inv(X.T @ X)))  # (3,)
-    with np.errstate(over="ignore"):
-        prefactor = finite_result(np.exp(coef[0]), "best: the fitted prefactor overflows the double range")
+    with np.errstate(over="ignore", under="ignore"):
+        prefactor = np.exp(coef[0])
+    if not 0 < prefactor < np.inf:
+        raise ValueError(f"best: the fitted prefactor exp({coef[0]:.4g}) is outside the double range")
     return PowerLaw(float(prefactor), float(coef[1]), float(coef[2]), float(stderr[1]), float(stderr[2]))
