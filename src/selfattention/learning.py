@@ -91,7 +91,7 @@ def attention_loss_and_grad(W_Q, W_K, X, y, targets=None):
 
 
 def backprop(W_Q, W_K, X, v, t, *, masked):
-    r"""Forward and backward pass of the head, on checked and batched arrays.
+    r"""Forward and backward pass of the head, on a batch of signals (its arguments checked).
 
     Parameters
     ----------
