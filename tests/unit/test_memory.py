@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 
 import selfattention as sa
+from selfattention import bilateral, learning
+from selfattention.studies import noise_and_samples
 
 N = 20_000  # 20,000**2 weights: 3.2 GB each, about 9.6 GB at attention's peak
 
@@ -46,6 +48,12 @@ def test_attention_on_20000_tokens_is_refused_before_allocating():
         ("positions", lambda p: sa.choose_temperature(np.zeros(N), p)),
         ("x_query and x", lambda p: sa.nadaraya_watson(p, p, np.zeros(N), 0.1)),
         ("n", lambda p: sa.noisy_sine(2**40, 0.3)),
+        ("positions", lambda p: bilateral.bilateral_head(np.zeros(N), p, 0.01, 1.0)),
+        ("sample_counts", lambda p: noise_and_samples.neighbours_vs_samples([10, N], 0.01)),
+        ("X", lambda p: learning.attention_loss_and_grad(np.ones((3, 2)), np.ones((3, 2)),
+                                                            learning.token_features(p), np.zeros(N))),
+        ("X", lambda p: learning.learned_head(np.ones((3, 2)), np.ones((3, 2)), learning.token_features(p),
+                                                 np.zeros(N))),
     ],
 )
 def test_what_is_built_on_attention_is_refused_naming_the_callers_argument(name, call):
