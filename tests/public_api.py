@@ -63,9 +63,6 @@ NO_USER_DATA = {
     "selfattention.symbolic.symbolic_bilateral_projections": "no arguments",
     "selfattention.symbolic.symbolic_bilateral_score": "no arguments",
     "selfattention.symbolic.is_bilateral_score": "no arguments",
-    "selfattention.training.FitResult": "a record of a training's results, checked where it is used",
-    "selfattention.studies.learned_head.Engineered": "a record of results, checked where it is used",
-    "selfattention.studies.content_attention.StepSignals": "a record of signals, checked where it is used",
 }
 
 

@@ -48,6 +48,8 @@ def learning_calls() -> list[Call]:
              {**qk, "X": a, "y": a, "targets": a, "step": "positive"}),
         Call("learning.learned_head", learning.learned_head, {**heads, "leave_one_out": True},
              {**qk, "X": a, "y": a, "leave_one_out": "flag"}),
+        Call("training.FitResult", training.FitResult, {"W_Q": WQ, "W_K": WK, "losses": [0.3, 0.2], "loss": 0.1,
+             "checkpoints": {0: (WK, WQ)}}, {"W_Q": a, "W_K": a, "losses": a, "loss": "nonnegative"}),
         Call("training.fit_head", training.fit_head, {"X": XT, "y": Y, "targets": OUT, "d_k": 2, "steps": 2,
              "learning_rate": 0.1, "init_scale": 0.1, "init": (WQ, WK), "optimizer": "gd", "rng": 1},
              {"X": a, "y": a, "targets": a, "d_k": "count", "steps": "count", "learning_rate": "positive",
@@ -83,6 +85,9 @@ def learning_calls() -> list[Call]:
 def _learned_head_calls() -> list[Call]:
     a, series = "array", {"positions": "array", "noisy": "array"}
     return [
+        Call("learned_head.Engineered", lh.Engineered, {"loo_temperature": 0.01, "loo_loss": 0.1,
+             "best_temperature": 0.02}, {"loo_temperature": "positive", "loo_loss": "nonnegative",
+                                         "best_temperature": "positive"}),
         Call("learned_head.engineered", lh.engineered, {"positions": P, "noisy": Y, "sigma": 0.3,
              "candidates": TAUS}, {**series, "sigma": "nonnegative", "candidates": "temperatures"},
              optional=("candidates",)),
@@ -109,6 +114,9 @@ def _learned_head_calls() -> list[Call]:
 def _content_calls() -> list[Call]:
     a, t, i = "array", "temperature", "instance"
     return [
+        Call("content_attention.StepSignals", ca.StepSignals, {field: getattr(STEPS, field) for field in
+             ("positions", "jumps", "clean", "noisy", "second")}, dict.fromkeys(("positions", "jumps", "clean",
+                                                                                  "noisy", "second"), a)),
         Call("content_attention.step_signals", ca.step_signals, {"count": 2, "n": 6, "sigma": 0.2, "jump": 1.5,
              "low": 0.2, "high": 0.8, "rng": 1}, {"count": "count", "n": "count", "sigma": "nonnegative",
                                                    "jump": "real", "low": "nonnegative", "high": "positive",

@@ -16,14 +16,18 @@ per entry, whatever the size of its gradient.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ._validation import (
+    InputTypeError,
+    as_array,
     as_choice,
     as_count,
     as_counts,
+    as_nonnegative_scalar,
     as_positive_scalar,
     as_projections,
     as_rng,
@@ -59,6 +63,20 @@ class FitResult:
     losses: np.ndarray
     loss: float
     checkpoints: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        d = as_array(self.W_Q, "W_Q", ndim=2).shape[0]
+        as_projections(self.W_Q, self.W_K, d)
+        as_array(self.losses, "losses", ndim=1)
+        as_nonnegative_scalar(self.loss, "loss")
+        if not isinstance(self.checkpoints, Mapping):
+            raise InputTypeError(f"checkpoints must be a mapping of steps to (W_Q, W_K), got {self.checkpoints!r}")
+        for step, pair in self.checkpoints.items():
+            as_count(step, "checkpoints", minimum=0)
+            if len(as_sequence(pair, "checkpoints")) != 2:
+                raise ValueError(f"checkpoints must map steps to pairs (W_Q, W_K), got {len(pair)} items at {step}")
+            with naming("checkpoints", "W_Q", "W_K", "W_Q and W_K"):
+                as_projections(*pair, d)
 
 
 def fit_head(X, y, *, targets=None, d_k=3, steps=2000, learning_rate=0.1, init_scale=0.1,

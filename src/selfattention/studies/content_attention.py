@@ -21,6 +21,7 @@ from .._validation import (
     as_positive_scalar,
     as_real_scalar,
     as_rng,
+    as_series,
     as_weights,
     power_of_two,
 )
@@ -52,6 +53,13 @@ class StepSignals:
     clean: np.ndarray
     noisy: np.ndarray
     second: np.ndarray
+
+    def __post_init__(self):
+        (p,) = as_series(positions=self.positions)
+        k = as_array(self.jumps, "jumps", ndim=1).size
+        for name in ("clean", "noisy", "second"):
+            if as_array(getattr(self, name), name, ndim=2).shape != (k, p.size):
+                raise ValueError(f"{name} must have shape (len(jumps), len(positions)) = {(k, p.size)}")
 
 
 def step_signals(count, n, sigma, *, jump=1.5, low=0.2, high=0.8, rng=None) -> StepSignals:

@@ -17,6 +17,7 @@ from .._validation import (
     as_array,
     as_flag,
     as_instance,
+    as_nonnegative_scalar,
     as_positive_scalar,
     as_projections,
     as_series,
@@ -53,6 +54,11 @@ class Engineered:
     loo_temperature: float
     loo_loss: float
     best_temperature: float
+
+    def __post_init__(self):
+        as_positive_scalar(self.loo_temperature, "loo_temperature")
+        as_nonnegative_scalar(self.loo_loss, "loo_loss")
+        as_positive_scalar(self.best_temperature, "best_temperature")
 
 
 def engineered(positions, noisy, sigma, *, candidates=DEFAULT_CANDIDATES) -> Engineered:
