@@ -116,17 +116,22 @@ def plot_learned_scores(positions, scores, centred, engineered, queries, tempera
     _score_rows(ax_c, positions, centred, engineered, queries, "learned $e_{ij} - e_{ii}$")
     ax_raw.set_ylabel("score")
     ax_c.legend(loc="lower center", fontsize="small")
-    for k, other in enumerate(other_temperatures):
-        ax_t.semilogy(positions, other, "-", color=COLORS["muted"], lw=1, alpha=0.6,
-                      label="other noise draws" if k == 0 else None)
-    ax_t.semilogy(positions, temperatures, "-", color=COLORS["output"], lw=2, label="learned $\\tau(p_i)$")
-    ax_t.axhline(loo_temperature, color=COLORS["noisy"], ls="-", lw=1, label="leave-one-out $\\tau$")
-    ax_t.axhline(best_temperature, color=COLORS["clean"], ls="--", lw=1, label="best $\\tau^*$")
-    ax_t.set_xlabel("query position $p_i$")
-    ax_t.set_ylabel("temperature")
-    ax_t.set_title("temperature read off the learned head", fontsize="small")
-    ax_t.legend(loc="upper center", fontsize="x-small", ncol=2)
+    _temperature_panel(ax_t, positions, temperatures, other_temperatures, (loo_temperature, best_temperature))
     return fig
+
+
+def _temperature_panel(ax, positions, temperatures, others, references):
+    """The learned temperature along the signal (others faint), over the leave-one-out and best ones."""
+    for k, other in enumerate(others):
+        ax.semilogy(positions, other, "-", color=COLORS["muted"], lw=1, alpha=0.6,
+                    label="other noise draws" if k == 0 else None)
+    ax.semilogy(positions, temperatures, "-", color=COLORS["output"], lw=2, label="learned $\\tau(p_i)$")
+    ax.axhline(references[0], color=COLORS["noisy"], ls="-", lw=1, label="leave-one-out $\\tau$")
+    ax.axhline(references[1], color=COLORS["clean"], ls="--", lw=1, label="best $\\tau^*$")
+    ax.set_xlabel("query position $p_i$")
+    ax.set_ylabel("temperature")
+    ax.set_title("temperature read off the learned head", fontsize="small")
+    ax.legend(loc="upper center", fontsize="x-small", ncol=2)
 
 
 def _score_rows(ax, positions, learned, engineered, queries, title):
