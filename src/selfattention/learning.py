@@ -196,8 +196,11 @@ def numerical_gradient(W_Q, W_K, X, y, targets=None, *, step=1e-6):
     for k, w in enumerate(W):
         for index in np.ndindex(w.shape):
             shifted = [[v.copy() for v in W] for _ in range(2)]
-            shifted[0][k][index] += eps
-            shifted[1][k][index] -= eps
+            with np.errstate(over="ignore"):
+                shifted[0][k][index] += eps
+                shifted[1][k][index] -= eps
+            finite_result(np.array([shifted[0][k][index], shifted[1][k][index]]),
+                          "W_Q, W_K or step: an entry shifted by step overflows the double range")
             up, down = (attention_loss_and_grad(*pair, X, y, targets)[0] for pair in shifted)
             with np.errstate(over="ignore"):
                 grads[k][index] = (up - down) / (2 * eps)

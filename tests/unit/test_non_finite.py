@@ -117,3 +117,13 @@ def test_temperatures_read_off_a_head_that_has_none_are_refused():
         n2n.read_temperatures(FitResult(np.zeros((5, 2)), np.zeros((5, 2)), np.zeros(1), 0.0))
     with pytest.raises(ValueError, match=r"lambda_2 = 0"):
         lh.row_gaussians(np.eye(3), np.zeros((3, 3)), np.linspace(0, 1, 5))
+
+
+def test_shifts_and_distances_that_overflow_are_refused_or_answered():
+    """W + step past the largest double is refused by name; a jump 2e308 away is not near (it warned before)."""
+    X = learning.token_features(np.linspace(0, 1, 6))
+    W = np.zeros((3, 2))
+    W[0, 0] = 1e308
+    with pytest.raises(ValueError, match=r"^W_Q, W_K or step: an entry shifted by step overflows"):
+        learning.numerical_gradient(W, np.zeros((3, 2)), X, np.zeros(6), step=1e308)
+    np.testing.assert_array_equal(ca.near_jump([1e308, 0.5], [-1e308], 0.1), [[False, False]])

@@ -149,7 +149,9 @@ def near_jump(positions, jumps, width=NEAR) -> np.ndarray:
     """
     p = as_array(positions, "positions", ndim=1)
     at = as_array(jumps, "jumps", ndim=1)
-    return np.abs(p[None, :] - at[:, None]) < as_positive_scalar(width, "width")
+    width = as_positive_scalar(width, "width")
+    with np.errstate(over="ignore"):  # an infinite distance is correctly not near
+        return np.abs(p[None, :] - at[:, None]) < width  # (k, n)
 
 
 def region_errors(estimates, signals: StepSignals, width=NEAR) -> dict:
