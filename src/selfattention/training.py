@@ -122,8 +122,9 @@ def fit_head(X, y, *, targets=None, d_k=3, steps=2000, learning_rate=0.1, init_s
         if t == steps:
             return FitResult(W[0], W[1], losses, loss, kept)
         losses[t] = loss
-        with np.errstate(over="ignore", invalid="ignore"):  # a step too large is reported by backprop, by name
+        with np.errstate(over="ignore", invalid="ignore"):  # reported by name below
             W = [w - update(t, k, g) for k, (w, g) in enumerate(zip(W, grads, strict=True))]
+        finite_result(np.hstack(W), f"learning_rate: training diverged (the projections overflow at step {t + 1})")
 
 
 def _steps_to_keep(checkpoints) -> set[int]:

@@ -277,7 +277,7 @@ def gradient_descent_runs(positions, noisy, learning_rates, *, steps, rng=None) 
     list of FitResult, one per step size
     """
     rates = as_array(learning_rates, "learning_rates", ndim=1)
-    with naming("noisy", "signal", "y"):
+    with naming("noisy", "signal", "y"), naming("learning_rates", "learning_rate"):
         return [learn(positions, noisy, optimizer="gd", learning_rate=as_positive_scalar(eta, "learning_rates"),
                       steps=steps, rng=rng) for eta in rates]
 
