@@ -17,7 +17,7 @@ from selfattention.studies import noise2noise as n2n
 from selfattention.studies.onedim import onedim_head
 from selfattention.studies.power_laws import fit_power_law
 from selfattention.studies.temperature_limits import temperature_sweep
-from selfattention.training import FitResult
+from selfattention.training import FitResult, fit_head
 
 
 def test_a_tiny_bandwidth_gives_the_nearest_samples_mean_not_nan():
@@ -127,3 +127,12 @@ def test_shifts_and_distances_that_overflow_are_refused_or_answered():
     with pytest.raises(ValueError, match=r"^W_Q, W_K or step: an entry shifted by step overflows"):
         learning.numerical_gradient(W, np.zeros((3, 2)), X, np.zeros(6), step=1e308)
     np.testing.assert_array_equal(ca.near_jump([1e308, 0.5], [-1e308], 0.1), [[False, False]])
+
+
+def test_a_step_size_that_makes_training_diverge_is_named():
+    p, _, y = sa.noisy_sine(6, 0.3, rng=0)
+    y[0] = 3.4e38
+    with pytest.raises(ValueError, match=r"^learning_rate: training diverged"):
+        fit_head(learning.token_features(p), y, steps=2, learning_rate=1e300, optimizer="gd", rng=1)
+    with pytest.raises(ValueError, match=r"^learning_rates: "):
+        lh.gradient_descent_runs(p, y, [0.1, 2.4e233], steps=2, rng=1)
