@@ -14,6 +14,8 @@ import pytest
 
 import selfattention as sa
 from selfattention import bilateral, learning
+from selfattention.studies import content_attention as ca
+from selfattention.studies import noise2noise as n2n
 from selfattention.studies import noise_and_samples
 
 N = 20_000  # 20,000**2 weights: 3.2 GB each, about 9.6 GB at attention's peak
@@ -52,6 +54,8 @@ def test_attention_on_20000_tokens_is_refused_before_allocating():
         ("sample_counts", lambda p: noise_and_samples.neighbours_vs_samples([10, N], 0.01)),
         ("X", lambda p: learning.attention_loss_and_grad(np.ones((3, 2)), np.ones((3, 2)),
                                                             learning.token_features(p), np.zeros(N))),
+        ("signals", lambda p: n2n.train_position_head(ca.step_signals(2, N, 0.2, rng=0), steps=1)),
+        ("signals", lambda p: n2n.best_temperatures(ca.step_signals(2, N, 0.2, rng=0), [0.01], [1.0])),
         ("X", lambda p: learning.learned_head(np.ones((3, 2)), np.ones((3, 2)), learning.token_features(p),
                                                  np.zeros(N))),
     ],

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import memory
 from .._validation import as_flag, as_instance, as_temperatures, finite_result, naming
+from ..learning import BYTES_PER_ENTRY as BACKPROP_BYTES
 from ..learning import learned_head, token_features
 from ..training import FitResult, fit_head
 from .content_attention import StepSignals, bilateral_outputs, gaussian_outputs
@@ -44,7 +46,7 @@ def best_temperatures(signals: StepSignals, temperatures, signal_temperatures):
     bilateral : tuple of float
         The bilateral head's best ``(tau_p, tau_s)``.
     """
-    signals = as_instance(signals, "signals", StepSignals)
+    _require_memory(signals, count=1)
     taus_p = as_temperatures(temperatures, "temperatures")
     taus_s = as_temperatures(signal_temperatures, "signal_temperatures")
     with naming("temperatures", "temperature"), naming("signal_temperatures", "signal_temperature"):
@@ -97,6 +99,7 @@ def learned_outputs(fit: FitResult, signals: StepSignals, *, content: bool):
     """
     fit = as_instance(fit, "fit", FitResult)
     X = head_features(signals, content=content)
+    _require_memory(signals, count=len(X) + 1)  # the k weights returned, and one attention at work
     runs = [learned_head(fit.W_Q, fit.W_K, x, s) for x, s in zip(X, signals.noisy, strict=True)]
     return np.array([out for out, _ in runs]), np.array([w for _, w in runs])
 
@@ -115,6 +118,7 @@ def train_position_head(signals: StepSignals, *, steps=600, learning_rate=0.1, r
     FitResult
     """
     X = head_features(signals, content=False)  # (k, n, 3)
+    _require_memory(signals, count=len(X), bytes_per_entry=BACKPROP_BYTES)
     return fit_head(X, signals.noisy, targets=signals.second, steps=steps, learning_rate=learning_rate, rng=rng)
 
 
@@ -137,8 +141,15 @@ def train_content_head(signals: StepSignals, *, start: FitResult | None = None, 
     if as_instance(start, "start", FitResult | None) is not None:
         init = [np.vstack([np.zeros((2, w.shape[1])), w]) for w in (start.W_Q, start.W_K)]  # (5, d_k) each
     X = head_features(signals, content=True)  # (k, n, 5)
+    _require_memory(signals, count=len(X), bytes_per_entry=BACKPROP_BYTES)
     return fit_head(X, signals.noisy, targets=signals.second, steps=steps, learning_rate=learning_rate,
                     init=init, rng=rng)
+
+
+def _require_memory(signals, *, count, bytes_per_entry=memory.BYTES_PER_ENTRY) -> None:
+    """Refuse, naming ``signals``, ``count`` (n, n) matrices over the memory limit (:mod:`selfattention.memory`)."""
+    n = as_instance(signals, "signals", StepSignals).positions.size
+    memory.require_matrix(n, n, "signals", count=count, bytes_per_entry=bytes_per_entry)
 
 
 def read_temperatures(fit: FitResult) -> dict:
