@@ -53,3 +53,109 @@ def signals_on_positions(draw, min_size=1, max_size=30):
     pos = draw(hnp.arrays(np.float64, n, elements=st.floats(-2.0, 2.0)))
     sig = draw(hnp.arrays(np.float64, n, elements=st.floats(-10.0, 10.0)))
     return sig, pos
+
+
+# --- bad input, one strategy per kind of argument (tests/unit/test_bad_input.py) ---------------
+
+#: Values that are not one real number, whatever the argument.
+NOT_A_NUMBER = (None, "0.5", b"1", True, np.bool_(False), 0.5 + 0j, np.datetime64("2020-01-01"), [0.5], {"x": 1},
+                object(), np.array(0.5), np.ma.masked)
+#: Real numbers no argument accepts: not finite, or too large for a double.
+NOT_FINITE = (float("nan"), float("inf"), -float("inf"), 10**400, -(10**400))
+
+
+def _one_bad_entry(valid: np.ndarray, value):
+    """``valid`` as a float array with one entry replaced by ``value``."""
+    arr = np.array(valid, dtype=float)
+    if arr.size:
+        arr.flat[arr.size // 2] = value
+    return arr
+
+
+def bad_arrays(valid, *, neg_inf_ok=False):
+    """Arrays like ``valid`` that no real-array argument may accept, or silently convert."""
+    valid = np.asarray(valid, dtype=float)
+    shape = valid.shape
+    bad = [
+        _one_bad_entry(valid, np.nan),
+        _one_bad_entry(valid, np.inf),
+        valid + 1j,  # complex
+        np.ma.masked_array(valid, mask=np.ones(shape, bool)),  # masked: its data must not be used
+        valid.astype(str),  # numeric strings
+        valid.astype(str).tolist(),
+        np.full(shape, np.datetime64("2020-01-01")),
+        np.full(shape, np.timedelta64(1, "s")),
+        np.ones(shape, bool),  # booleans
+        None,
+        "1.0",
+    ]
+    if not neg_inf_ok:
+        bad.append(_one_bad_entry(valid, -np.inf))
+    if valid.size:
+        mixed = valid.tolist() if valid.ndim else [valid.item()]
+        flat = np.array(mixed, dtype=object)
+        flat.flat[0] = True  # one boolean among numbers
+        bad += [flat.tolist(), _as_object_list(valid, 10**400), _as_object_list(valid, object())]
+    return st.sampled_from(bad)
+
+
+def _as_object_list(valid: np.ndarray, value):
+    obj = np.array(valid, dtype=object)
+    obj.flat[0] = value
+    return obj.tolist()
+
+
+def bad_scalars(*extra):
+    """Values no real scalar argument accepts, plus the kind's own (``extra``: 0, -1, ...)."""
+    return st.sampled_from((*NOT_A_NUMBER, *NOT_FINITE, *extra))
+
+
+#: Values no count (an int >= its minimum, >= 0) accepts: floats, strings, booleans, negatives.
+bad_counts = st.sampled_from((-1, 2.5, 3.0, np.float64(3.0), "3", True, None, [3], 1 + 0j, np.datetime64(3, "D")))
+#: Values no ``rng`` (a seed >= 0, a Generator or None) accepts.
+bad_rngs = st.sampled_from((-1, 1.5, "seed", True, [1, -2], object(), np.random.RandomState(0), 1j))
+#: Values no boolean switch accepts.
+bad_flags = st.sampled_from((0, 1, "yes", None, 1.0, [True]))
+#: Values no string argument accepts.
+bad_strings = st.sampled_from((0, 1.5, None, b"bytes", ["a"]))
+#: Values no axis accepts (for 2-D input).
+bad_axes = st.sampled_from((2, -3, 1.5, True, "0", None))
+#: Values no mapping argument accepts.
+bad_mappings = st.sampled_from((None, [], "dict", 3, {}, {"unrelated": 1}))
+#: Values no sequence of objects accepts.
+bad_sequences = st.sampled_from((None, [], "abc", 3, [1, 2], {"a": 1}))
+#: Values no matplotlib Axes argument accepts.
+bad_axes_objects = st.sampled_from((None, 3, "ax", object()))
+#: Values no named region (a key of ``studies.bias_variance.REGIONS``) accepts.
+bad_regions = st.sampled_from(("middle", "", 3, None, ["whole"]))
+#: Values no symbolic token entry (a sympy expression or a finite real) accepts.
+bad_symbols = st.sampled_from(("p", "1", None, float("nan"), float("inf"), True, [1], 1j))
+
+
+def bad_masks(shape):
+    """Masks of ``shape`` that attention must refuse: numbers, masked arrays, wrong shapes."""
+    ones = np.ones(shape, bool)
+    return st.sampled_from((ones.astype(float), ones.astype(int), np.ma.masked_array(ones), ones[:-1],
+                            [*ones.tolist(), [True] * shape[1]], "mask"))
+
+
+# --- the full double range (tests/unit/test_input_audit.py) ----------------------------------
+
+#: Any finite double, subnormals and the largest included.
+any_double = st.floats(allow_nan=False, allow_infinity=False)
+#: Any positive finite double.
+any_positive = st.floats(min_value=0.0, exclude_min=True, allow_infinity=False)
+#: Any non-negative finite double.
+any_nonnegative = st.floats(min_value=0.0, allow_infinity=False)
+
+
+def extreme_values(kind: str, valid):
+    """Valid values of ``kind`` from the whole double range, shaped like ``valid``; other kinds keep ``valid``."""
+    scalars = {"real": any_double, "positive": any_positive, "nonnegative": any_nonnegative,
+               "temperature": any_positive}
+    if kind in scalars:
+        return scalars[kind]
+    if kind in ("array", "scores", "temperatures") and np.ndim(valid):
+        elements = any_positive if kind == "temperatures" else any_double
+        return hnp.arrays(np.float64, np.shape(valid), elements=elements)
+    return st.just(valid)

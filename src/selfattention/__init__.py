@@ -10,6 +10,7 @@ organised by concept:
   by leave-one-out cross-validation;
 * :mod:`~selfattention.metrics`: errors and summaries of attention matrices;
 * :mod:`~selfattention.defaults`: the settings every page and demo shares;
+* :mod:`~selfattention.memory`: the limit on the memory of one n x n computation;
 * :mod:`~selfattention.bilateral`: the engineered head whose scores compare values
   as well as positions (the bilateral filter);
 * :mod:`~selfattention.learning`: a head's loss and its gradient, derived by hand;

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_positive_scalar
+from . import memory
+from ._validation import as_temperature, finite_result, naming
 from .core import attention
 from .head import gaussian_head_weights, positional_features
 
@@ -25,6 +26,8 @@ from .head import gaussian_head_weights, positional_features
 FEATURES = ("s", "s^2", "p", "p^2", "1")
 #: Which temperature divides each of the six query dimensions.
 SCORE_TERMS = ("position",) * 3 + ("signal",) * 3
+#: The arguments of :func:`bilateral_head` that an overflow of its scores may come from.
+_ALL = "signal, positions, temperature or signal_temperature"
 
 
 def content_features(signal, positions) -> np.ndarray:
@@ -34,7 +37,9 @@ def content_features(signal, positions) -> np.ndarray:
     :func:`~selfattention.head.positional_features`.
     """
     X = positional_features(signal, positions)  # (n, 4): [s, p, p^2, 1], checked
-    return np.insert(X, 1, X[:, 0] ** 2, axis=1)  # (n, 5)
+    with np.errstate(over="ignore"):
+        squares = finite_result(X[:, 0] ** 2, "signal: its squares overflow the double range")  # (n,)
+    return np.insert(X, 1, squares, axis=1)  # (n, 5)
 
 
 def _route(rows) -> np.ndarray:
@@ -70,8 +75,8 @@ def bilateral_head_weights(temperature=1.0, signal_temperature=1.0):
     W_V : ndarray, shape (5, 1)
         Copies the signal column.
     """
-    divisors = {"position": as_positive_scalar(temperature, "temperature"),
-                "signal": as_positive_scalar(signal_temperature, "signal_temperature")}
+    divisors = {"position": as_temperature(temperature, "temperature"),
+                "signal": as_temperature(signal_temperature, "signal_temperature")}
     block_Q, block_K, _ = gaussian_head_weights()  # (4, 3) each, rows [s, p, p^2, 1]
     block_Q, block_K = block_Q[1:], block_K[1:]  # (3, 3): rows [., .^2, 1]
     position, signal = _route(("p", "p^2", "1")), _route(("s", "s^2", "1"))  # (5, 3) each
@@ -105,6 +110,11 @@ def bilateral_head(signal, positions, temperature, signal_temperature):
     weights : ndarray, shape (n, n)
     """
     X = content_features(signal, positions)  # (n, 5)
+    memory.require_matrix(X.shape[0], X.shape[0], "positions")
     W_Q, W_K, W_V = bilateral_head_weights(temperature, signal_temperature)
-    output, weights = attention(X @ W_Q, X @ W_K, X @ W_V, 1.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Q = finite_result(X @ W_Q, f"{_ALL}: the queries overflow the double range")  # (n, 6)
+    with naming(_ALL, "Q and K"):
+        output, weights = attention(Q, X @ W_K, X @ W_V, 1.0)
     return output[:, 0], weights  # (n,), (n, n)
+

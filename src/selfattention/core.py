@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_array, as_positive_scalar
+from . import memory
+from ._validation import as_array, as_axis, as_mask, as_positive_scalar, finite_result
 
 
 def softmax(x, axis: int = -1) -> np.ndarray:
@@ -44,12 +45,24 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     x = as_array(x, "x", allow_neg_inf=True)
     if x.ndim == 0:
         raise ValueError("x must have at least one dimension")
-    m = np.max(x, axis=axis, keepdims=True)
+    return _softmax_inplace(x.copy(), as_axis(axis, x.ndim), "x")
+
+
+def _softmax_inplace(z: np.ndarray, axis: int, name: str, temperature: float = 1.0) -> np.ndarray:
+    """``softmax(z / temperature)`` along ``axis``, computed in ``z`` itself (no n x n copies).
+
+    The maximum is subtracted *before* dividing by the temperature, so that
+    no exponent can be positive even when ``temperature`` is tiny.
+    """
+    m = np.max(z, axis=axis, keepdims=True)
     if np.isneginf(m).any():
-        raise ValueError("x has a slice along the softmax axis that is entirely -inf")
+        raise ValueError(f"{name} has a slice along the softmax axis that is entirely -inf")
     with np.errstate(over="ignore"):  # huge gaps give -inf, whose exp is exactly 0
-        z = np.exp(x - m)
-    return z / np.sum(z, axis=axis, keepdims=True)
+        z -= m
+        z /= temperature
+    np.exp(z, out=z)
+    z /= np.sum(z, axis=axis, keepdims=True)
+    return z
 
 
 def attention(Q, K, V, temperature=None, *, mask=None):
@@ -78,7 +91,27 @@ def attention(Q, K, V, temperature=None, *, mask=None):
     output : ndarray, shape (n_queries, d_v)
     weights : ndarray, shape (n_queries, n_keys)
         Row ``i`` holds how much query ``i`` attends to each key; rows sum to 1.
+
+    Raises
+    ------
+    ValueError
+        On bad input, if the scores ``Q K^T`` overflow, or if the weights would
+        need more memory than :func:`selfattention.memory.get_limit` allows
+        (about :data:`selfattention.memory.BYTES_PER_ENTRY` bytes per entry).
     """
+    Q, K, V = _check_qkv(Q, K, V, temperature)
+    tau = np.sqrt(Q.shape[1]) if temperature is None else as_positive_scalar(temperature, "temperature")
+    memory.require_matrix(Q.shape[0], K.shape[0], "Q and K")
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported by name below
+        scores = finite_result(Q @ K.T, "Q and K: the scores Q K^T overflow the double range")  # (n_queries, n_keys)
+        if mask is not None:
+            scores[~_as_mask(mask, scores.shape)] = -np.inf  # masked keys get weight 0
+        weights = _softmax_inplace(scores, -1, "scores", tau)  # softmax(scores / tau) by rows
+        output = weights @ V  # (n_queries, d_v): each row a weighted average of the values
+    return _between(output, V), weights  # (n_queries, d_v), (n_queries, n_keys)
+
+
+def _check_qkv(Q, K, V, temperature):
     Q = as_array(Q, "Q", ndim=2)
     K = as_array(K, "K", ndim=2)
     V = as_array(V, "V", ndim=2)
@@ -86,20 +119,26 @@ def attention(Q, K, V, temperature=None, *, mask=None):
         raise ValueError(f"Q and K must have the same number of columns d_k, got {Q.shape[1]} and {K.shape[1]}")
     if K.shape[0] != V.shape[0]:
         raise ValueError(f"K and V must have the same number of rows, got {K.shape[0]} and {V.shape[0]}")
-    tau = np.sqrt(Q.shape[1]) if temperature is None else as_positive_scalar(temperature, "temperature")
-    scores = Q @ K.T / tau  # (n_queries, n_keys)
-    if mask is not None:
-        scores = np.where(_as_mask(mask, scores.shape), scores, -np.inf)
-    weights = softmax(scores, axis=-1)  # (n_queries, n_keys)
-    return weights @ V, weights  # (n_queries, d_v), (n_queries, n_keys)
+    if K.shape[0] == 0:
+        raise ValueError("K must have at least one row (a key to attend to)")
+    if temperature is None and Q.shape[1] == 0:
+        raise ValueError("Q and K must have at least one column for the default temperature sqrt(d_k)")
+    return Q, K, V
 
 
 def _as_mask(mask, shape) -> np.ndarray:
-    mask = np.asarray(mask)
-    if mask.dtype != bool:
-        raise ValueError(f"mask must be a boolean array, got dtype {mask.dtype}")
-    if mask.shape != shape:
-        raise ValueError(f"mask must have shape {shape} (n_queries, n_keys), got {mask.shape}")
+    mask = as_mask(mask, shape)
     if not mask.any(axis=-1).all():
         raise ValueError("mask leaves a query with no key to attend to")
     return mask
+
+
+def _between(output: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """Clip weighted averages of ``V`` to its range: only rounding can take them out of it.
+
+    Near the largest double that rounding could overflow to ``inf``; the
+    clipped average is then the correct one to within rounding.
+    """
+    if V.size:
+        np.clip(output, V.min(axis=0), V.max(axis=0), out=output)
+    return output

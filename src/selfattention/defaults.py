@@ -44,10 +44,29 @@ def check_in_ranges(n, sigma, temperature):
     ValueError
         Naming the first parameter that is of the wrong type or out of range.
     """
-    checked = (as_count(n, "n"), as_nonnegative_scalar(sigma, "sigma"), as_positive_scalar(temperature, "temperature"))
-    for name, value, (low, high) in zip(
-        ("n", "sigma", "temperature"), checked, (N_RANGE, SIGMA_RANGE, TEMPERATURE_RANGE), strict=True
-    ):
-        if not low <= value <= high:
-            raise ValueError(f"{name} must lie in the slider range [{low}, {high}], got {value!r}")
-    return checked
+    n, sigma = check_sample_ranges(n, sigma)
+    return n, sigma, _in_range(as_positive_scalar(temperature, "temperature"), "temperature", TEMPERATURE_RANGE)
+
+
+def check_sample_ranges(n, sigma):
+    """:func:`check_in_ranges` for the demos that take no temperature.
+
+    Parameters
+    ----------
+    n : int
+    sigma : float
+
+    Returns
+    -------
+    n : int
+    sigma : float
+    """
+    n = _in_range(as_count(n, "n"), "n", N_RANGE)
+    return n, _in_range(as_nonnegative_scalar(sigma, "sigma"), "sigma", SIGMA_RANGE)
+
+
+def _in_range(value, name: str, bounds):
+    low, high = bounds
+    if not low <= value <= high:
+        raise ValueError(f"{name} must lie in the slider range [{low}, {high}], got {value!r}")
+    return value

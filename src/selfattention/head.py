@@ -9,14 +9,35 @@ product equal
 so that, after the softmax, token ``i`` attends to its neighbours with
 Gaussian weights ``exp(-(p_i - p_j)^2 / tau)`` and the head returns a local
 average of the signal.
+
+The three terms of the expansion are each as large as ``p**2``, while their
+sum is only ``-(p_i - p_j)**2``: far from the origin the sum cancels
+catastrophically. Because the scores depend on the positions only through
+``p_i - p_j``, the head first centres them (:func:`centre_positions`), which
+changes no score and keeps the terms as small as the spread of the positions
+allows; it then refuses, rather than return wrong weights, the inputs whose
+rounding error is still too large (:data:`ROUNDING_TOLERANCE`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_array, as_positive_scalar, same_length
+from . import memory
+from ._validation import as_series, as_temperature
 from .core import attention
+
+#: The largest spread of positions the head (and :mod:`~selfattention.kernel`)
+#: accepts: the squared distances ``(p_i - p_j)**2`` must stay below 1e308.
+MAX_SPREAD = 1e154
+#: The head refuses inputs on which its rounding could move a row of weights by
+#: more than this in total: the bound is ``4 delta (1 - max_j w_ij)``, with
+#: ``delta = 16 eps max|p - p_mid|**2 / tau`` bounding the rounding of every scaled score
+#: (``eps`` the double precision, ``c`` the centre of :func:`centre_positions`;
+#: see ``_check_rounding``).
+ROUNDING_TOLERANCE = 1e-6
+#: Above this ``delta`` the first-order bound above no longer holds: always refused.
+_MAX_DELTA = 1e-3
 
 
 def positional_features(signal, positions) -> np.ndarray:
@@ -31,13 +52,42 @@ def positional_features(signal, positions) -> np.ndarray:
     -------
     X : ndarray, shape (n, 4)
         Columns ``[signal, p, p**2, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If a position is so large that its square overflows (``|p| > 1.3e154``).
     """
-    s = as_array(signal, "signal", ndim=1)
-    p = as_array(positions, "positions", ndim=1)
-    same_length(s, p, "signal", "positions")
-    if s.size == 0:
-        raise ValueError("signal must hold at least one value")
+    s, p = as_series(signal=signal, positions=positions)
+    if np.abs(p).max() > np.sqrt(np.finfo(float).max):
+        raise ValueError("positions: their squares overflow the double range (|positions| must stay below 1.3e154)")
     return np.column_stack([s, p, p**2, np.ones_like(p)])  # (n, 4)
+
+
+def centre_positions(positions) -> np.ndarray:
+    r"""Positions shifted so that the middle of their range is 0.
+
+    .. math:: p_i - p_{\text{mid}}, \qquad p_{\text{mid}} = \tfrac12 \big(\min_j p_j + \max_j p_j\big)
+
+    The head's scores ``-(p_i - p_j)**2`` depend on differences of positions
+    only, so the shift changes no score; it makes ``max |p - p_mid|`` as small
+    as it can be, half the spread, which keeps the three terms of the
+    expanded square small (see the module's docstring).
+
+    Parameters
+    ----------
+    positions : array_like, shape (n,)
+        Spread (``max - min``) at most :data:`MAX_SPREAD`.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+    """
+    (p,) = as_series(positions=positions)
+    low, high = p.min(), p.max()
+    if high / 2 - low / 2 > MAX_SPREAD / 2:
+        raise ValueError(f"positions must span at most {MAX_SPREAD:g}, so that (p_i - p_j)**2 stays finite")
+    return p - (low / 2 + high / 2)  # (n,)
 
 
 def gaussian_head_weights(d_k=3):
@@ -100,7 +150,7 @@ def fixed_divisor_weights(temperature):
     W_K : ndarray, shape (4, 3)
     W_V : ndarray, shape (4, 1)
     """
-    tau = as_positive_scalar(temperature, "temperature")
+    tau = as_temperature(temperature, "temperature")
     W_Q, W_K, W_V = gaussian_head_weights()
     return W_Q * (np.sqrt(W_Q.shape[1]) / tau), W_K, W_V
 
@@ -124,9 +174,57 @@ def gaussian_head(signal, positions, temperature, *, mask=None):
     -------
     output : ndarray, shape (n,)
     weights : ndarray, shape (n, n)
+
+    Raises
+    ------
+    ValueError
+        On bad input; if the ``(n, n)`` weights need more memory than
+        :mod:`selfattention.memory` allows; or if the rounding of the
+        expanded square could move the weights by more than
+        :data:`ROUNDING_TOLERANCE` (a temperature too small for the spread
+        of the positions).
     """
-    tau = as_positive_scalar(temperature, "temperature")
-    X = positional_features(signal, positions)  # (n, 4)
+    tau = as_temperature(temperature, "temperature")
+    p = centre_positions(positions)  # (n,): the scores depend on p_i - p_j only
+    memory.require_matrix(p.size, p.size, "positions")
+    X = positional_features(signal, p)  # (n, 4)
     W_Q, W_K, W_V = gaussian_head_weights()
     output, weights = attention(X @ W_Q, X @ W_K, X @ W_V, tau, mask=mask)
+    _check_rounding(p, tau, weights)
     return output[:, 0], weights  # (n,), (n, n)
+
+
+def _check_rounding(centred, temperature, weights) -> None:
+    r"""Raise unless the rounding of the scores moves every row of ``weights`` by at most :data:`ROUNDING_TOLERANCE`.
+
+    The expanded square adds three terms as large as ``P**2 = max p**2``,
+    each rounded to ``eps`` of its size (``eps`` = 2.2e-16), so every scaled
+    score is off by at most
+
+    .. math:: \delta = 16\, \varepsilon P^2 / \tau
+
+    (16 covers the roundings of the projections and of the sum; the worst
+    case measured over random positions is about 10). Perturbing the scaled
+    scores by at most ``delta`` moves row ``i`` of a softmax by at most
+    ``4 delta (1 - max_j w_ij)`` in total, to first order: rows that attend
+    to a single key (small temperatures) are safe even when ``delta`` is not
+    tiny. Beyond ``delta = 1e-3`` the first order is not trusted.
+
+    Parameters
+    ----------
+    centred : ndarray, shape (n,)
+        The positions the head used, as from :func:`centre_positions`.
+    temperature : float
+    weights : ndarray, shape (n, n)
+        The head's weights on them.
+    """
+    score_error = 16 * np.finfo(float).eps * np.max(np.abs(centred)) ** 2  # finite: the spread is at most 1e154
+    with np.errstate(over="ignore"):
+        delta = score_error / temperature
+    worst = 4 * delta * float(np.max(1 - weights.max(axis=1))) if delta <= _MAX_DELTA else np.inf
+    if worst > ROUNDING_TOLERANCE:
+        raise ValueError(
+            f"temperature {temperature:.3g} is too small for positions spanning {2 * np.max(np.abs(centred)):.3g}: "
+            f"the rounding of the expanded square -p_i**2 + 2 p_i p_j - p_j**2 could move the weights by more "
+            f"than {ROUNDING_TOLERANCE:g} (a temperature of {4 * score_error / ROUNDING_TOLERANCE:.3g} or more is safe)"
+        )

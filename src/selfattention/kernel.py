@@ -17,12 +17,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_array, as_positive_scalar, as_temperatures, same_length
-from .core import softmax
-from .head import gaussian_head_weights, positional_features
+from . import memory
+from ._validation import as_array, as_temperature, as_temperatures, finite_result, power_of_two, same_length
+from .head import centre_positions
 
-#: Candidate temperatures searched by :func:`choose_temperature` by default.
+#: Candidate temperatures searched by :func:`choose_temperature` by default, and
+#: by every "best tau" control of the book (the in-page explorer and the widget).
 DEFAULT_CANDIDATES = np.logspace(-6, 1, 141)
+#: Leave-one-out errors within this relative distance of the least one are tied;
+#: :func:`pick_temperature` then takes the largest tied temperature, the
+#: smoothest output. The in-page explorer applies the same rule.
+TIE_TOLERANCE = 1e-9
 #: Entries of the (candidates, n, n) weight blocks of :func:`leave_one_out_scores`.
 _BLOCK = 2**22
 
@@ -53,18 +58,23 @@ def nadaraya_watson(x_query, x, y, bandwidth):
     same_length(x, y, "x", "y")
     if x.size == 0:
         raise ValueError("x must hold at least one sample")
-    h = as_positive_scalar(bandwidth, "bandwidth")
-    u = (xq[:, None] - x[None, :]) / h  # (m, n)
-    log_k = -0.5 * u**2
-    log_k -= log_k.max(axis=1, keepdims=True)  # the nearest sample gets exp(0) = 1
-    k = np.exp(log_k)  # (m, n)
-    weights = k / k.sum(axis=1, keepdims=True)
-    return weights @ y, weights
+    h = as_temperature(bandwidth, "bandwidth")
+    memory.require_matrix(xq.size, x.size, "x_query and x")
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        d = finite_result(np.abs(xq[:, None] - x[None, :]), "x_query and x: a distance overflows")  # (m, n)
+        d_min = d.min(axis=1, keepdims=True)  # (m, 1): the nearest sample
+        # log K_h(d) - log K_h(d_min) = -(d**2 - d_min**2) / (2 h**2), factored so that it cannot overflow
+        log_k = -0.5 * ((d - d_min) / h) * (d / h + d_min / h)
+        log_k[d == d_min] = 0.0  # the nearest sample gets exp(0) = 1
+        k = np.exp(log_k)  # (m, n)
+        weights = k / k.sum(axis=1, keepdims=True)
+        estimate = np.clip(weights @ y, y.min(), y.max())  # an average of y lies within y's range
+    return estimate, weights
 
 
 def temperature_to_bandwidth(temperature) -> float:
     """``h = sqrt(tau / 2)``: the bandwidth equivalent to a temperature."""
-    return float(np.sqrt(as_positive_scalar(temperature, "temperature") / 2.0))
+    return float(np.sqrt(as_temperature(temperature, "temperature") / 2.0))
 
 
 def candidate_temperatures(candidates=None) -> np.ndarray:
@@ -91,9 +101,17 @@ def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
     .. math:: \mathrm{LOO}(\tau) = \frac{1}{N} \sum_i
         \Big(s_i - \sum_{j \ne i} a^{(-i)}_{ij} s_j\Big)^2 .
 
-    The masked scores ``-(p_i - p_j)**2`` (``-inf`` on the diagonal) come
-    from the head's projections once; each block of candidates then costs
-    one batched softmax and one batched product with the signals.
+    The head's scores ``-(p_i - p_j)**2`` are computed once, from the
+    distances themselves (the same numbers as the head's projections give,
+    without the rounding of the expanded square), shifted so that each row's
+    largest is 0 (its nearest other sample), with ``-inf`` on the diagonal.
+    Each block of candidates then costs one batched softmax (exponentials,
+    divided by their row sums) and one batched product with the signals.
+
+    Cost: ``m n**2`` exponentials for ``m`` candidates and ``n`` samples, and
+    memory for ``n**2`` scores plus blocks of ``2**22`` weights; about 1 s at
+    ``n = 1000`` with the 141 default candidates on the book's 2-core
+    machine (``benchmarks/bench_kernel_chapter.py``).
 
     Parameters
     ----------
@@ -111,20 +129,64 @@ def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
     s = as_array(signal, "signal")
     if s.ndim not in (1, 2) or s.shape[-1] < 2:
         raise ValueError(f"signal must have shape (n,) or (k, n) with n >= 2, got {s.shape}")
-    S = np.atleast_2d(s)  # (k, n)
     taus = candidate_temperatures(candidates)
-    X = positional_features(S[0], positions)  # (n, 4); checks positions
-    W_Q, W_K, _ = gaussian_head_weights()
-    scores = (X @ W_Q) @ (X @ W_K).T  # (n, n) = -(p_i - p_j)**2
-    np.fill_diagonal(scores, -np.inf)  # token i may not attend to itself
+    scale = power_of_two(np.abs(s).max())  # scores scale as signal**2: compute them on signal / scale
+    S = np.atleast_2d(s) / scale  # (k, n), exactly
+    scores = _masked_scores(positions, S.shape[1])  # (n, n): row maxima 0, -inf on the diagonal
     out = np.empty((S.shape[0], taus.size))  # (k, m)
     step = max(1, _BLOCK // scores.size)
-    for start in range(0, taus.size, step):
-        block = taus[start : start + step]  # (c,)
-        weights = softmax(scores / block[:, None, None], axis=-1)  # (c, n, n)
-        residual = S.T - weights @ S.T  # (c, n, k)
-        out[:, start : start + step] = np.mean(residual**2, axis=1).T
+    with np.errstate(over="ignore", under="ignore"):
+        for start in range(0, taus.size, step):
+            block = taus[start : start + step]  # (c,)
+            weights = scores / block[:, None, None]  # (c, n, n)
+            np.exp(weights, out=weights)  # the softmax's numerators
+            prediction = (weights @ S.T) / weights.sum(axis=-1)[..., None]  # (c, n, k)
+            out[:, start : start + step] = np.mean((S.T - prediction) ** 2, axis=1).T
+        out *= scale  # twice, so that a zero error stays 0
+        out *= scale
+    finite_result(out, f"signal: its leave-one-out errors overflow the double range (|signal| up to {scale:.3g})")
     return out[0] if s.ndim == 1 else out
+
+
+def _masked_scores(positions, n: int) -> np.ndarray:
+    """``-(p_i - p_j)**2 + min_{k != i} (p_i - p_k)**2``, with ``-inf`` on the diagonal: (n, n)."""
+    p = centre_positions(positions)  # checks them; the shift changes no distance
+    if p.size != n:
+        raise ValueError(f"signal and positions must have the same length, got {n} and {p.size}")
+    memory.require(24 * (n * n + _BLOCK), "positions", f"the {n} x {n} leave-one-out scores (n = {n})")
+    scores = -((p[:, None] - p[None, :]) ** 2)  # (n, n)
+    np.fill_diagonal(scores, -np.inf)  # token i may not attend to itself
+    scores -= scores.max(axis=1, keepdims=True)  # the nearest other sample gets exp(0) = 1
+    return scores
+
+
+def pick_temperature(scores, candidates):
+    """The largest candidate whose score is within :data:`TIE_TOLERANCE` of the least.
+
+    Leave-one-out errors that differ only by rounding must not decide the
+    choice: among the candidates tied with the least error (relatively
+    within ``TIE_TOLERANCE``), the largest temperature, the smoothest output, wins.
+
+    Parameters
+    ----------
+    scores : array_like, shape (m,) or (k, m)
+        Leave-one-out errors, as from :func:`leave_one_out_scores`.
+    candidates : array_like, shape (m,)
+
+    Returns
+    -------
+    float, or ndarray of shape (k,)
+    """
+    taus = as_temperatures(candidates, "candidates")
+    err = as_array(scores, "scores")
+    if err.ndim not in (1, 2) or err.shape[-1] != taus.size:
+        raise ValueError(f"scores must have shape (m,) or (k, m) with m = {taus.size}, got {err.shape}")
+    if (err < 0).any():
+        raise ValueError("scores must not be negative (they are mean squared errors)")
+    with np.errstate(over="ignore"):  # a least error near the largest double: everything within inf is tied
+        tied = err <= err.min(axis=-1, keepdims=True) * (1 + TIE_TOLERANCE)
+    best = np.max(np.where(tied, taus, -np.inf), axis=-1)
+    return float(best) if err.ndim == 1 else best
 
 
 def choose_temperature(signal, positions, candidates=None):
@@ -134,6 +196,14 @@ def choose_temperature(signal, positions, candidates=None):
     out, predicts every sample from all the others
     (:func:`leave_one_out_scores`); the noise on sample ``i`` then never
     helps to predict sample ``i``, so the score cannot reward copying it.
+
+    Cost: as :func:`leave_one_out_scores`, quadratic in ``n`` in time and
+    memory: each of the ``m`` candidates exponentiates an ``n x n`` matrix,
+    ``m n**2`` exponentials in all. With the 141 default candidates that is
+    about 1 s at ``n = 1000`` on the book's 2-core machine
+    (``benchmarks/bench_kernel_chapter.py`` measures it from ``n = 250`` to
+    2000). The ``n x n`` scores are refused, before they are allocated,
+    beyond :mod:`selfattention.memory`'s limit.
 
     Parameters
     ----------
@@ -147,7 +217,9 @@ def choose_temperature(signal, positions, candidates=None):
     Returns
     -------
     best_tau : float
-        The candidate with the lowest leave-one-out error (the first, on ties).
+        The candidate with the lowest leave-one-out error; of candidates
+        tied with it to within :data:`TIE_TOLERANCE` (relatively), the
+        largest (:func:`pick_temperature`).
     scores : ndarray, shape (m,)
         The leave-one-out mean squared error of each candidate.
     """
@@ -156,4 +228,4 @@ def choose_temperature(signal, positions, candidates=None):
     same_length(s, p, "signal", "positions")
     taus = candidate_temperatures(candidates)
     scores = leave_one_out_scores(s, p, taus)  # (m,)
-    return float(taus[np.argmin(scores)]), scores
+    return pick_temperature(scores, taus), scores

@@ -20,8 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_array, as_positive_scalar, as_projections, as_token_batch
+from . import memory
+from ._validation import as_array, as_flag, as_positive_scalar, as_projections, as_token_batch, finite_result, naming
 from .core import attention
+
+#: Bytes per entry of the (b, n, n) arrays :func:`backprop` holds at its peak: the weights, the derivative
+#: of the loss by the scores, and a temporary product of the two.
+BYTES_PER_ENTRY = 32
 
 
 def token_features(positions, signal=None, *, signal_square=False) -> np.ndarray:
@@ -46,17 +51,20 @@ def token_features(positions, signal=None, *, signal_square=False) -> np.ndarray
         ``d`` is 3 (positions only), 4 (with ``s``) or 5 (with ``s`` and ``s**2``).
     """
     p = as_array(positions, "positions", ndim=1)
-    pt = 2 * p - 1  # (n,)
-    columns = [pt, pt**2, np.ones_like(pt)]
-    if signal is None:
-        if signal_square:
-            raise ValueError("signal_square needs a signal")
-        return np.stack(columns, axis=-1)  # (n, 3)
-    s = as_array(signal, "signal")
-    if s.ndim not in (1, 2) or s.shape[-1] != p.size:
-        raise ValueError(f"signal must have shape ({p.size},) or (b, {p.size}) to match positions, got {s.shape}")
-    columns = [np.broadcast_to(c, s.shape) for c in columns]
-    return np.stack([s, s**2, *columns] if signal_square else [s, *columns], axis=-1)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported by name below
+        pt = 2 * p - 1  # (n,)
+        columns = [pt, pt**2, np.ones_like(pt)]
+    if as_flag(signal_square, "signal_square") and signal is None:
+        raise ValueError("signal_square needs a signal")
+    if signal is not None:
+        s = as_array(signal, "signal")
+        if s.ndim not in (1, 2) or s.shape[-1] != p.size:
+            raise ValueError(f"signal must have shape ({p.size},) or (b, {p.size}) to match positions, got {s.shape}")
+        with np.errstate(over="ignore"):
+            columns = [s, s**2, *columns] if signal_square else [s, *columns]
+        columns = [np.broadcast_to(c, s.shape) for c in columns]
+    return finite_result(np.stack(columns, axis=-1), "positions or signal: the features (squares) overflow "
+                         "the double range")  # (n, d) or (b, n, d)
 
 
 def attention_loss_and_grad(W_Q, W_K, X, y, targets=None):
@@ -79,12 +87,11 @@ def attention_loss_and_grad(W_Q, W_K, X, y, targets=None):
     dW_Q, dW_K : ndarray, shape (d, d_k)
     """
     X, v, t = as_token_batch(X, y, targets)
-    W_Q, W_K = as_projections(W_Q, W_K, X.shape[-1])
     return backprop(W_Q, W_K, X, v, t, masked=targets is None)
 
 
 def backprop(W_Q, W_K, X, v, t, *, masked):
-    r"""Forward and backward pass of the head, on checked and batched arrays.
+    r"""Forward and backward pass of the head, on a batch of signals (its arguments checked).
 
     Parameters
     ----------
@@ -99,22 +106,51 @@ def backprop(W_Q, W_K, X, v, t, *, masked):
     -------
     loss : float
     dW_Q, dW_K : ndarray, shape (d, d_k)
+
+    Raises
+    ------
+    ValueError
+        On bad input, if the (b, n, n) arrays need more memory than
+        :mod:`selfattention.memory` allows, or if the loss or its gradient overflows.
     """
-    Q, K = X @ W_Q, X @ W_K  # (b, n, d_k) each
-    E = Q @ K.transpose(0, 2, 1)  # (b, n, n): e_ij = q_i . k_j
-    if masked:
-        E[:, np.arange(E.shape[1]), np.arange(E.shape[1])] = -np.inf  # no token predicts itself
-    E -= E.max(axis=-1, keepdims=True)
-    A = np.exp(E, out=E)  # (b, n, n)
-    A /= A.sum(axis=-1, keepdims=True)  # a_ij = softmax_j(e_ij)
-    output = (A @ v[..., None])[..., 0]  # (b, n)
-    error = output - t  # (b, n)
-    dE = A * (v[:, None, :] - output[..., None])  # (b, n, n): a_ij (v_j - output_i)
-    dE *= (2 * error / error.size)[..., None]  # dL/de_ij
-    X2 = X.reshape(-1, X.shape[-1])  # (b n, d)
-    dW_Q = X2.T @ (dE @ K).reshape(-1, K.shape[-1])  # (d, d_k) = sum over signals of X^T dL/dE K
-    dW_K = X2.T @ (dE.transpose(0, 2, 1) @ Q).reshape(-1, Q.shape[-1])  # (d, d_k)
-    return float(np.mean(error**2)), dW_Q, dW_K
+    W_Q, W_K, X, v, t, masked = _checked_batch(W_Q, W_K, X, v, t, masked)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported by name below
+        Q, K = X @ W_Q, X @ W_K  # (b, n, d_k) each
+        E = Q @ K.transpose(0, 2, 1)  # (b, n, n): e_ij = q_i . k_j
+        if masked:
+            E[:, np.arange(E.shape[1]), np.arange(E.shape[1])] = -np.inf  # no token predicts itself
+        E -= E.max(axis=-1, keepdims=True)
+        A = np.exp(E, out=E)  # (b, n, n)
+        A /= A.sum(axis=-1, keepdims=True)  # a_ij = softmax_j(e_ij)
+        output = (A @ v[..., None])[..., 0]  # (b, n)
+        error = output - t  # (b, n)
+        dE = A * (v[:, None, :] - output[..., None])  # (b, n, n): a_ij (v_j - output_i)
+        dE *= (2 * error / error.size)[..., None]  # dL/de_ij
+        X2 = X.reshape(-1, X.shape[-1])  # (b n, d)
+        dW_Q = X2.T @ (dE @ K).reshape(-1, K.shape[-1])  # (d, d_k) = sum over signals of X^T dL/dE K
+        dW_K = X2.T @ (dE.transpose(0, 2, 1) @ Q).reshape(-1, Q.shape[-1])  # (d, d_k)
+        loss = float(np.mean(error**2))
+    return _finite_loss(loss, dW_Q, dW_K)
+
+
+def _checked_batch(W_Q, W_K, X, v, t, masked):
+    """:func:`backprop`'s arguments checked: shapes (d, d_k) twice, (b, n, d), (b, n) twice, and a flag."""
+    X = as_array(X, "X", ndim=3)
+    if X.shape[1] < 2 or X.shape[2] < 1:
+        raise ValueError(f"X must have shape (b, n, d) with n >= 2 and d >= 1, got {X.shape}")
+    v, t = as_array(v, "v"), as_array(t, "t")
+    for name, arr in (("v", v), ("t", t)):
+        if arr.shape != X.shape[:-1]:
+            raise ValueError(f"{name} must have shape {X.shape[:-1]} to match X, got {arr.shape}")
+    memory.require_matrix(X.shape[1], X.shape[1], "X", count=X.shape[0], bytes_per_entry=BYTES_PER_ENTRY)
+    return (*as_projections(W_Q, W_K, X.shape[-1]), X, v, t, as_flag(masked, "masked"))
+
+
+def _finite_loss(loss, dW_Q, dW_K):
+    """``(loss, dW_Q, dW_K)``, or a ValueError naming the arguments when one of them is not finite."""
+    message = "W_Q, W_K, X, y (v) or targets (t): the head's loss or its gradient overflows the double range"
+    finite_result(np.array([loss]), message)
+    return loss, finite_result(dW_Q, message), finite_result(dW_K, message)
 
 
 def loo_loss_and_grad(W_Q, W_K, X, y):
@@ -160,11 +196,16 @@ def numerical_gradient(W_Q, W_K, X, y, targets=None, *, step=1e-6):
     for k, w in enumerate(W):
         for index in np.ndindex(w.shape):
             shifted = [[v.copy() for v in W] for _ in range(2)]
-            shifted[0][k][index] += eps
-            shifted[1][k][index] -= eps
+            with np.errstate(over="ignore"):
+                shifted[0][k][index] += eps
+                shifted[1][k][index] -= eps
+            finite_result(np.array([shifted[0][k][index], shifted[1][k][index]]),
+                          "W_Q, W_K or step: an entry shifted by step overflows the double range")
             up, down = (attention_loss_and_grad(*pair, X, y, targets)[0] for pair in shifted)
-            grads[k][index] = (up - down) / (2 * eps)
-    return grads[0], grads[1]
+            with np.errstate(over="ignore"):
+                grads[k][index] = (up - down) / (2 * eps)
+    message = "step: the finite differences overflow the double range (a larger step is needed)"
+    return finite_result(grads[0], message), finite_result(grads[1], message)
 
 
 def learned_head(W_Q, W_K, X, y, *, leave_one_out=False):
@@ -186,6 +227,11 @@ def learned_head(W_Q, W_K, X, y, *, leave_one_out=False):
     """
     X, v, _ = as_token_batch(as_array(X, "X", ndim=2), as_array(y, "y", ndim=1))
     W_Q, W_K = as_projections(W_Q, W_K, X.shape[-1])
-    mask = ~np.eye(X.shape[1], dtype=bool) if leave_one_out else None
-    output, weights = attention(X[0] @ W_Q, X[0] @ W_K, v[0][:, None], 1.0, mask=mask)
+    memory.require_matrix(X.shape[1], X.shape[1], "X")
+    mask = ~np.eye(X.shape[1], dtype=bool) if as_flag(leave_one_out, "leave_one_out") else None
+    with np.errstate(over="ignore", invalid="ignore"):
+        Q, K = X[0] @ W_Q, X[0] @ W_K  # (n, d_k) each
+    finite_result(np.hstack([Q, K]), "X, W_Q or W_K: the queries or keys overflow the double range")
+    with naming("X", "Q and K", "Q", "K"):
+        output, weights = attention(Q, K, v[0][:, None], 1.0, mask=mask)
     return output[:, 0], weights  # (n,), (n, n)

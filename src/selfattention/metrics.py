@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_array, as_nonnegative_scalar, same_length
+from ._validation import (
+    as_array,
+    as_nonnegative_scalar,
+    as_series,
+    as_weights,
+    finite_result,
+    power_of_two,
+    same_length,
+)
 
 
 def rmse(estimate, truth) -> float:
@@ -28,12 +36,11 @@ def rmse(estimate, truth) -> float:
     -------
     float
     """
-    e = as_array(estimate, "estimate", ndim=1)
-    t = as_array(truth, "truth", ndim=1)
-    same_length(e, t, "estimate", "truth")
-    if e.size == 0:
-        raise ValueError("estimate must hold at least one value")
-    return float(np.sqrt(np.mean((e - t) ** 2)))
+    e, t = as_series(estimate=estimate, truth=truth)
+    with np.errstate(over="ignore"):
+        error = finite_result(e - t, "estimate and truth: their difference overflows the double range")
+    scale = np.abs(error).max()  # scaled, so that squaring cannot overflow
+    return float(scale * np.sqrt(np.mean((error / scale) ** 2))) if scale > 0 else 0.0
 
 
 def entropy(weights) -> np.ndarray:
@@ -52,7 +59,7 @@ def entropy(weights) -> np.ndarray:
     -------
     ndarray, shape (n_queries,)
     """
-    w = _weight_rows(weights)
+    w = as_weights(weights, "weights")
     safe = np.where(w > 0, w, 1.0)  # log(1) = 0 where the weight is 0
     return -np.sum(w * np.log(safe), axis=1)  # (n_queries,)
 
@@ -81,18 +88,11 @@ def jacobian_norm(weights) -> np.ndarray:
     -------
     ndarray, shape (n_queries,)
     """
-    w = _weight_rows(weights)
+    w = as_weights(weights, "weights")
     b = np.sort(w**2, axis=1)  # (n_queries, n_keys), the largest last
     rest = b[:, :-1].sum(axis=1)  # (n_queries,): every squared weight but the largest
     pairs = 2 * b[:, -1] * rest + rest**2 - np.sum(b[:, :-1] ** 2, axis=1)  # sum over j != l of a_j^2 a_l^2
     return np.sqrt(np.maximum(np.sum((w - w**2) ** 2, axis=1) + pairs, 0.0))  # (n_queries,)
-
-
-def _weight_rows(weights) -> np.ndarray:
-    w = as_array(weights, "weights", ndim=2)
-    if (w < 0).any():
-        raise ValueError("weights must not be negative")
-    return w
 
 
 def effective_neighbours(weights) -> np.ndarray:
@@ -147,10 +147,7 @@ def distance_from_uniform(weights) -> float:
 
 
 def _square(weights) -> np.ndarray:
-    w = as_array(weights, "weights", ndim=2)
-    if w.shape[0] != w.shape[1] or w.size == 0:
-        raise ValueError(f"weights must be a non-empty square matrix, got shape {w.shape}")
-    return w
+    return as_weights(weights, "weights", square=True)
 
 
 def most_attended(weights) -> np.ndarray:
@@ -164,7 +161,7 @@ def most_attended(weights) -> np.ndarray:
     -------
     ndarray of int, shape (n_queries,)
     """
-    return np.argmax(as_array(weights, "weights", ndim=2), axis=1)
+    return np.argmax(as_weights(weights, "weights"), axis=1)
 
 
 def local_share(weights, positions, radius) -> float:
@@ -186,12 +183,13 @@ def local_share(weights, positions, radius) -> float:
     -------
     float, between 0 and 1
     """
-    w = as_array(weights, "weights", ndim=2)
+    w = as_weights(weights, "weights")
     p = as_array(positions, "positions", ndim=1)
     if w.shape != (p.size, p.size):
         raise ValueError(f"weights must have shape (n, n) = {(p.size, p.size)}, got {w.shape}")
     r = as_nonnegative_scalar(radius, "radius")
-    near = np.abs(p[:, None] - p[None, :]) <= r  # (n, n)
+    with np.errstate(over="ignore"):  # an overflowing distance is correctly "not near"
+        near = np.abs(p[:, None] - p[None, :]) <= r  # (n, n)
     return float(np.mean(np.sum(np.where(near, w, 0.0), axis=1)))
 
 
@@ -233,6 +231,11 @@ def mean_attended_distance(weights, positions) -> float:
     """
     p = as_array(positions, "positions", ndim=1)
     w = as_array(weights, "weights")
-    if w.ndim not in (2, 3) or w.shape[-2:] != (p.size, p.size):
-        raise ValueError(f"weights must have shape (n, n) or (k, n, n) with n = {p.size}, got {w.shape}")
-    return float(np.mean(np.sum(w * np.abs(p[:, None] - p[None, :]), axis=-1)))
+    if w.ndim not in (2, 3) or w.shape[-2:] != (p.size, p.size) or p.size == 0:
+        raise ValueError(f"weights must have shape (n, n) or (k, n, n) with n = {p.size} >= 1, got {w.shape}")
+    as_weights(w.reshape(-1, p.size), "weights")  # every row an attention row
+    scale = power_of_two(float(np.max(np.abs(p))))  # exact: the distances below cannot overflow
+    distance = np.abs(p[:, None] / scale - p[None, :] / scale)  # (n, n)
+    with np.errstate(over="ignore"):
+        mean = scale * float(np.mean(np.sum(w * distance, axis=-1)))
+    return float(finite_result(mean, "positions: the mean distance overflows the double range"))

@@ -6,9 +6,15 @@ Randomness always comes from an ``rng`` argument (a seed or a
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
-from ._validation import as_count, as_nonnegative_scalar, as_real
+from . import memory
+from ._validation import as_array, as_count, as_nonnegative_scalar, as_real_scalar, as_rng, finite_result
+
+#: Bytes per sample of :func:`noisy_sine` at its peak: positions, clean, noise, noisy.
+_BYTES_PER_SAMPLE = 32
 
 
 def unit_noise(n, rng=None) -> np.ndarray:
@@ -29,7 +35,8 @@ def unit_noise(n, rng=None) -> np.ndarray:
     z : ndarray, shape (n,)
     """
     n = as_count(n, "n")
-    return np.random.default_rng(rng).standard_normal(n)
+    memory.require(8 * n, "n", f"{n} draws")
+    return as_rng(rng).standard_normal(n)
 
 
 def noisy_sine(n, sigma, *, periods=1, rng=None):
@@ -60,12 +67,43 @@ def noisy_sine(n, sigma, *, periods=1, rng=None):
     n = as_count(n, "n")
     sigma = as_nonnegative_scalar(sigma, "sigma")
     periods = as_nonnegative_scalar(periods, "periods")
+    rng = as_rng(rng)
+    memory.require(_BYTES_PER_SAMPLE * n, "n", f"{n} samples")
     positions = np.linspace(0.0, 1.0, n)
-    clean = np.sin(2 * np.pi * periods * positions)
-    noisy = clean + sigma * unit_noise(n, rng)
+    clean = sine(periods, positions)
+    with np.errstate(over="ignore"):
+        noise = sigma * unit_noise(n, rng)
+        noisy = finite_result(clean + noise, "sigma: the noise, sigma times normal draws, overflows the double range")
     return positions, clean, noisy
 
 
+def sine(periods, positions) -> np.ndarray:
+    r"""``sin(2 pi f p)`` at each position, accurate for any number of periods ``f``.
+
+    For phases ``f p`` up to 1 the formula is evaluated as written. Beyond,
+    the rounding of the product ``f p`` grows with it (from ``f p = 2**53``
+    on it can be off by a whole period), so the phase is first reduced
+    modulo 1 exactly, with rational arithmetic on the two doubles.
+
+    Parameters
+    ----------
+    periods : float
+        ``f >= 0``.
+    positions : ndarray, shape (n,)
+        Positions in ``[0, 1]``.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+    """
+    f = as_nonnegative_scalar(periods, "periods")
+    positions = as_array(positions, "positions", ndim=1)
+    if ((positions < 0) | (positions > 1)).any():
+        raise ValueError("positions must lie in [0, 1]")
+    if f * np.max(positions, initial=0.0) <= 1:
+        return np.sin(2 * np.pi * (f * positions))  # f p first: 2 pi f alone may overflow
+    phase = [float(Fraction(f) * Fraction(float(p)) % 1) for p in positions]  # exactly, modulo 1
+    return np.sin(2 * np.pi * np.array(phase))
 def step_sine(n, sigma, *, jump=1.5, at=0.5, rng=None):
     r"""A sine with a jump of height ``jump`` at position ``at``, plus Gaussian noise.
 
@@ -92,7 +130,9 @@ def step_sine(n, sigma, *, jump=1.5, at=0.5, rng=None):
     positions, clean, noisy : ndarray, shape (n,) each
         As in :func:`noisy_sine`, with the step added to ``clean`` and ``noisy``.
     """
-    jump, at = as_real(jump, "jump"), as_real(at, "at")
+    jump, at = as_real_scalar(jump, "jump"), as_real_scalar(at, "at")
     positions, clean, noisy = noisy_sine(n, sigma, rng=rng)
     step = jump * (positions >= at)  # (n,)
-    return positions, clean + step, noisy + step
+    with np.errstate(over="ignore"):
+        raised = finite_result(noisy + step, "jump or sigma: the noisy step sine overflows the double range")
+    return positions, clean + step, raised

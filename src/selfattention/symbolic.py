@@ -21,25 +21,30 @@ sympy is imported here only, so ``import selfattention`` never needs it.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import sympy as sp
 
-from ._validation import as_array
+from . import memory
+from ._validation import InputTypeError, as_array, as_flag, as_real_scalar, as_series, finite_result
 from .bilateral import SCORE_TERMS, bilateral_head_weights
-from .head import gaussian_head_weights, positional_features
+from .head import centre_positions, gaussian_head_weights, positional_features
 
 #: Symbols of two tokens: signal values ``s_i, s_j`` and positions ``p_i, p_j``.
 s_i, s_j = sp.symbols("s_i s_j", real=True)
 p_i, p_j = sp.symbols("p_i p_j", real=True)
 
 
-def exact_matrix(matrix) -> sp.Matrix:
+def exact_matrix(matrix, *, name: str = "matrix") -> sp.Matrix:
     """Convert a numeric matrix whose entries are integer multiples of 1 or
     ``sqrt(2)`` to an exact sympy matrix.
 
     Parameters
     ----------
     matrix : array_like, shape (r, c)
+    name : str
+        The caller's name for ``matrix``, used in error messages.
 
     Returns
     -------
@@ -51,16 +56,16 @@ def exact_matrix(matrix) -> sp.Matrix:
         If an entry is not (to rounding error) ``k`` or ``k * sqrt(2)`` with
         ``k`` an integer: the conversion never guesses.
     """
-    m = as_array(matrix, "matrix", ndim=2)
-    return sp.Matrix(m.shape[0], m.shape[1], [_exact_entry(x) for x in m.ravel()])
+    m = as_array(matrix, name, ndim=2)
+    return sp.Matrix(m.shape[0], m.shape[1], [_exact_entry(x, name) for x in m.ravel()])
 
 
-def _exact_entry(x: float) -> sp.Expr:
+def _exact_entry(x: float, name: str) -> sp.Expr:
     for unit in (sp.Integer(1), sp.sqrt(2)):
         k = x / float(unit)
         if abs(k - round(k)) <= 1e-12 * max(1.0, abs(k)):
             return sp.Integer(round(k)) * unit
-    raise ValueError(f"matrix entry {x!r} is not an integer multiple of 1 or sqrt(2)")
+    raise ValueError(f"{name} entry {x!r} is not an integer multiple of 1 or sqrt(2)")
 
 
 def token_row(signal, position) -> sp.Matrix:
@@ -68,14 +73,27 @@ def token_row(signal, position) -> sp.Matrix:
 
     Parameters
     ----------
-    signal, position : sympy.Expr
-        The token's signal value ``s`` and position ``p``.
+    signal, position : sympy.Expr or float
+        The token's signal value ``s`` and position ``p``: symbolic
+        expressions or finite real numbers.
 
     Returns
     -------
     sympy.Matrix, shape (1, 4)
     """
+    signal, position = _symbolic(signal, "signal"), _symbolic(position, "position")
     return sp.Matrix([[signal, position, position**2, 1]])
+
+
+def _symbolic(x, name: str) -> sp.Expr:
+    """A sympy expression, or a finite real number made exact (never a string for sympy to parse)."""
+    if isinstance(x, sp.Expr):
+        return x
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool | np.bool_):
+        return sp.Integer(int(x))
+    if isinstance(x, numbers.Real):
+        return sp.Float(as_real_scalar(x, name))
+    raise InputTypeError(f"{name} must be a sympy expression or a real number, got {x!r}")
 
 
 def symbolic_projections(W_Q=None, W_K=None):
@@ -95,8 +113,8 @@ def symbolic_projections(W_Q=None, W_K=None):
     k_j : sympy.Matrix, shape (1, d_k)
     """
     default_Q, default_K, _ = gaussian_head_weights()
-    WQ = exact_matrix(default_Q if W_Q is None else W_Q)  # (4, d_k)
-    WK = exact_matrix(default_K if W_K is None else W_K)  # (4, d_k)
+    WQ = exact_matrix(default_Q if W_Q is None else W_Q, name="W_Q")  # (4, d_k)
+    WK = exact_matrix(default_K if W_K is None else W_K, name="W_K")  # (4, d_k)
     if WQ.shape[0] != 4 or WK.shape[0] != 4 or WQ.shape[1] != WK.shape[1]:
         raise ValueError(f"W_Q and W_K must both have shape (4, d_k), got {WQ.shape} and {WK.shape}")
     return token_row(s_i, p_i) * WQ, token_row(s_j, p_j) * WK
@@ -162,7 +180,7 @@ def is_negative_squared_distance(W_Q=None, W_K=None) -> bool:
     return score_offset(W_Q, W_K) == 0
 
 
-def numeric_score_error(positions, signal=None) -> float:
+def numeric_score_error(positions, signal=None, *, centre=True) -> float:
     r"""Largest gap between the head's scores and ``-(p_i - p_j)**2``.
 
     .. math:: \max_{i,j} \left| (X W_Q)(X W_K)^\top + (p_i - p_j)^2 \right|
@@ -172,17 +190,24 @@ def numeric_score_error(positions, signal=None) -> float:
     positions : array_like, shape (n,)
     signal : array_like, shape (n,), optional
         The signal column of ``X`` (it must not matter); zeros when omitted.
+    centre : bool
+        Build ``X`` from the centred positions, as the head does
+        (:func:`~selfattention.head.centre_positions`); ``False`` builds it
+        from the positions as given, to show what centring saves.
 
     Returns
     -------
     float
     """
-    p = as_array(positions, "positions", ndim=1)
+    (p,) = as_series(positions=positions)
     s = np.zeros_like(p) if signal is None else signal
-    X = positional_features(s, p)  # (n, 4)
+    memory.require_matrix(p.size, p.size, "positions")
+    X = positional_features(s, centre_positions(p) if as_flag(centre, "centre") else p)  # (n, 4)
     W_Q, W_K, _ = gaussian_head_weights()
-    scores = (X @ W_Q) @ (X @ W_K).T  # (n, n)
-    return float(np.max(np.abs(scores + (p[:, None] - p[None, :]) ** 2)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = (X @ W_Q) @ (X @ W_K).T  # (n, n)
+        gap = np.max(np.abs(scores + (p[:, None] - p[None, :]) ** 2))
+    return float(finite_result(gap, "positions: the scores or squared distances overflow the double range"))
 
 
 #: The two temperatures, as positive symbols.
@@ -194,6 +219,7 @@ def content_row(signal, position) -> sp.Matrix:
 
     Parameters are those of :func:`token_row`.
     """
+    signal, position = _symbolic(signal, "signal"), _symbolic(position, "position")
     return sp.Matrix([[signal, signal**2, position, position**2, 1]])
 
 

@@ -16,11 +16,26 @@ per entry, whatever the size of its gradient.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import as_count, as_positive_scalar, as_projections, as_token_batch
+from ._validation import (
+    InputTypeError,
+    as_array,
+    as_choice,
+    as_count,
+    as_counts,
+    as_nonnegative_scalar,
+    as_positive_scalar,
+    as_projections,
+    as_rng,
+    as_sequence,
+    as_token_batch,
+    finite_result,
+    naming,
+)
 from .learning import backprop
 
 #: Adam's decay rates of the running mean and mean square of the gradient, and its guard against 0.
@@ -48,6 +63,20 @@ class FitResult:
     losses: np.ndarray
     loss: float
     checkpoints: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        d = as_array(self.W_Q, "W_Q", ndim=2).shape[0]
+        as_projections(self.W_Q, self.W_K, d)
+        as_array(self.losses, "losses", ndim=1)
+        as_nonnegative_scalar(self.loss, "loss")
+        if not isinstance(self.checkpoints, Mapping):
+            raise InputTypeError(f"checkpoints must be a mapping of steps to (W_Q, W_K), got {self.checkpoints!r}")
+        for step, pair in self.checkpoints.items():
+            as_count(step, "checkpoints", minimum=0)
+            if len(as_sequence(pair, "checkpoints")) != 2:
+                raise ValueError(f"checkpoints must map steps to pairs (W_Q, W_K), got {len(pair)} items at {step}")
+            with naming("checkpoints", "W_Q", "W_K", "W_Q and W_K"):
+                as_projections(*pair, d)
 
 
 def fit_head(X, y, *, targets=None, d_k=3, steps=2000, learning_rate=0.1, init_scale=0.1,
@@ -83,25 +112,40 @@ def fit_head(X, y, *, targets=None, d_k=3, steps=2000, learning_rate=0.1, init_s
     W = _start(Xb.shape[-1], as_count(d_k, "d_k"), as_positive_scalar(init_scale, "init_scale"), init, rng)
     steps = as_count(steps, "steps")
     update = _optimizer(optimizer, as_positive_scalar(learning_rate, "learning_rate"))
-    wanted = {as_count(c, "checkpoints", minimum=0) for c in checkpoints}
+    wanted = _steps_to_keep(checkpoints)
     losses, kept = np.empty(steps), {}
     for t in range(steps + 1):
         if t in wanted:
             kept[t] = (W[0].copy(), W[1].copy())
-        loss, *grads = backprop(W[0], W[1], Xb, values, target, masked=targets is None)
+        with naming("learning_rate", "W_Q", "W_K"):
+            loss, *grads = backprop(W[0], W[1], Xb, values, target, masked=targets is None)
         if t == steps:
             return FitResult(W[0], W[1], losses, loss, kept)
         losses[t] = loss
-        W = [w - update(t, k, g) for k, (w, g) in enumerate(zip(W, grads, strict=True))]
+        with np.errstate(over="ignore", invalid="ignore"):  # reported by name below
+            W = [w - update(t, k, g) for k, (w, g) in enumerate(zip(W, grads, strict=True))]
+        finite_result(np.hstack(W), f"learning_rate: training diverged (the projections overflow at step {t + 1})")
+
+
+def _steps_to_keep(checkpoints) -> set[int]:
+    """The checkpoints, a possibly empty sequence of step numbers ``>= 0``, as a set."""
+    if not len(as_sequence(checkpoints, "checkpoints")):
+        return set()
+    return set(as_counts(checkpoints, "checkpoints", minimum=0))
 
 
 def _start(d, d_k, scale, init, rng) -> list[np.ndarray]:
     """The initial ``[W_Q, W_K]``, (d, d_k) each: random entries, added to ``init`` when given."""
-    gen = np.random.default_rng(rng)
-    W = [scale * gen.standard_normal((d, d_k)) for _ in range(2)]
+    gen = as_rng(rng)
+    with np.errstate(over="ignore"):
+        W = [finite_result(scale * gen.standard_normal((d, d_k)), "init_scale: the initial projections overflow")
+             for _ in range(2)]
     if init is None:
         return W
-    start = as_projections(*init, d)
+    if len(as_sequence(init, "init")) != 2:
+        raise ValueError(f"init must be a pair (W_Q, W_K), got {len(init)} items")
+    with naming("init", "W_Q", "W_K", "W_Q and W_K"):
+        start = as_projections(*init, d)
     if start[0].shape[1] != d_k:
         raise ValueError(f"init must have d_k = {d_k} columns, got {start[0].shape[1]}")
     return [w + s0 for w, s0 in zip(W, start, strict=True)]
@@ -109,10 +153,8 @@ def _start(d, d_k, scale, init, rng) -> list[np.ndarray]:
 
 def _optimizer(name, eta):
     """The update ``(t, k, gradient) -> step`` of parameter ``k`` at step ``t``."""
-    if name == "gd":
+    if as_choice(name, "optimizer", ("adam", "gd")) == "gd":
         return lambda t, k, g: eta * g
-    if name != "adam":
-        raise ValueError(f"optimizer must be 'adam' or 'gd', got {name!r}")
     beta1, beta2, eps = ADAM
     moments = {}
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from selfattention import defaults, symbolic
+import selfattention as sa
+from selfattention import defaults, head, symbolic
 
 STEM = "quadratic-trick"
 
@@ -34,6 +35,31 @@ def test_four_times_the_temperature_doubles_the_width(chapter):
 
 def test_the_profiled_query_is_in_the_middle(chapter):
     assert chapter.glued["trick-row-position"] == pytest.approx(0.5, abs=1 / chapter.glued["trick-n"])
+
+
+def test_far_from_the_origin_the_expansion_cancels_and_centring_cures_it(chapter):
+    """"grows from ... to ...", "enough to change a weight by a factor of up to ...", "back to" rounding."""
+    glued, ns = chapter.glued, chapter.namespace
+    assert glued["trick-offset"] == 1e6 and glued["trick-eps"] == np.finfo(float).eps
+    assert glued["trick-far-error"] > 1e6 * glued["trick-max-error"]
+    assert glued["trick-far-error"] == pytest.approx(glued["trick-far-scaled"] * defaults.TEMPERATURE)
+    assert glued["trick-far-factor"] == pytest.approx(np.exp(2 * glued["trick-far-scaled"]))
+    assert 0 <= glued["trick-centred-error"] < 8 * np.finfo(float).eps
+    # the weights the uncentred rows would give: wrong by more than 1 %, within the stated factor
+    X = sa.positional_features(ns["noisy"], ns["far"])
+    W_Q, W_K, W_V = sa.gaussian_head_weights()
+    _, uncentred = sa.attention(X @ W_Q, X @ W_K, X @ W_V, defaults.TEMPERATURE)
+    _, exact = sa.nadaraya_watson(ns["far"], ns["far"], ns["noisy"], np.sqrt(defaults.TEMPERATURE / 2))
+    ratio = uncentred[exact > 1e-3] / exact[exact > 1e-3]
+    assert 1.01 < max(ratio.max(), 1 / ratio.min()) <= glued["trick-far-factor"]
+    assert glued["trick-tolerance"] == head.ROUNDING_TOLERANCE
+
+
+def test_the_head_centres_at_the_middle_of_the_range(chapter):
+    """"subtracts the middle of their range, p_mid = (min + max) / 2"."""
+    far = chapter.namespace["far"]
+    centred = head.centre_positions(far)
+    np.testing.assert_array_equal(centred, far - (far.min() + far.max()) / 2)
 
 
 def test_each_query_is_perpendicular_to_its_own_key_yet_wins_its_row(chapter):

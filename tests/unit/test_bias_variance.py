@@ -63,8 +63,8 @@ def test_refined_argmin_finds_the_minimum_between_grid_points():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: bv.refined_argmin([1.0, 2.0, 3.0], [0.0, 1.0, 2.0]), "end of the temperature grid"),
-        (lambda: bv.refined_argmin([1.0, 2.0, 3.0], [1.0, 1.0, 0.0]), "end of the temperature grid"),
+        (lambda: bv.refined_argmin([1.0, 2.0, 3.0], [0.0, 1.0, 2.0]), "minimum is at the end of the grid"),
+        (lambda: bv.refined_argmin([1.0, 2.0, 3.0], [1.0, 1.0, 0.0]), "minimum is at the end of the grid"),
         (lambda: bv.refined_argmin([3.0, 2.0, 1.0], [1.0, 0.0, 1.0]), "must increase"),
         (lambda: bv.refined_argmin([1.0, 2.0], [1.0, 0.0]), "at least 3"),
         (lambda: bv.monte_carlo_parts(1, [0.1]), "n must be at least 2"),

@@ -65,7 +65,7 @@ def test_the_engineered_heads_on_every_signal():
         (lambda: ca.step_signals(2, 10, -0.1), "sigma must not be negative"),
         (lambda: ca.near_jump([0.0, 1.0], [0.5], width=0), "width must be positive"),
         (lambda: ca.region_errors(np.zeros(3), ca.step_signal(3, 0.1)), "estimates must be 2-dimensional"),
-        (lambda: ca.step_signal(5, 0.1, at=np.nan), "at must be a finite real number"),
+        (lambda: ca.step_signal(5, 0.1, at=np.nan), "at must be finite"),
     ],
 )
 def test_bad_input_names_the_argument(call, message):

@@ -100,6 +100,17 @@ def test_weights_panel_is_labelled_in_positions_or_indices(sine):
     assert "position" in ax_p.get_xlabel() and ax_i.get_xlabel() == "key $j$"
 
 
+def test_weights_panel_draws_a_block_of_an_attention_matrix_but_no_more(sine):
+    """A window of the matrix (rows then sum to less than 1) is drawable; rows above 1 are not weights."""
+    p, *_, weights = sine
+    block = weights[10:30, 10:30]  # (20, 20)
+    ax = new_figure().subplots()
+    panels.draw_weights(ax, block, p[10:30])
+    np.testing.assert_array_equal(image(ax).get_array(), block)
+    with pytest.raises(ValueError, match="weights must have rows that sum to at most 1"):
+        panels.draw_weights(new_figure().subplots(), np.full((2, 2), 0.6))
+
+
 
 def test_matrix_panel_writes_every_entry_on_a_symmetric_scale():
     matrix = np.array([[1.0, -4.0], [0.25, 0.0]])
@@ -386,14 +397,15 @@ def test_blur_figure_shades_the_tokens_near_the_jump(sine):
 
 def test_two_heads_figure_draws_both_outputs_and_the_weights_inside_the_window(sine):
     p, clean, noisy, output, weights = sine
-    fig = content_attention.plot_two_heads(p, clean, noisy, {"a": output, "b": -output}, {"a": weights, "b": -weights},
+    other = weights[::-1]  # (n, n): another attention matrix, rows flipped
+    fig = content_attention.plot_two_heads(p, clean, noisy, {"a": output, "b": -output}, {"a": weights, "b": other},
                                            jump=0.5, width=0.05, window=(0.3, 0.7))
     ax_s, ax_a, ax_b = fig.axes
     np.testing.assert_array_equal(ax_s.lines[2].get_ydata(), output)
     np.testing.assert_array_equal(ax_s.lines[3].get_ydata(), -output)
     inside = (p >= 0.3) & (p <= 0.7)
     np.testing.assert_array_equal(image(ax_a).get_array(), weights[np.ix_(inside, inside)])
-    np.testing.assert_array_equal(image(ax_b).get_array(), -weights[np.ix_(inside, inside)])
+    np.testing.assert_array_equal(image(ax_b).get_array(), other[np.ix_(inside, inside)])
 
 
 def test_errors_figure_draws_a_bar_per_head_and_region_and_the_product():

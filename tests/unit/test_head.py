@@ -103,3 +103,48 @@ def test_gaussian_head_on_a_constant_signal_returns_it():
 def test_head_rejects_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- far from the origin: the expanded square cancels, unless the positions are centred -------------
+
+#: A dyadic grid: adding 1e6, 1e8 or 2**40 to it is exact, so the shifted head must equal the head.
+GRID = np.arange(64) / 64
+SIGNAL = np.sin(2 * np.pi * GRID) + 0.3 * np.random.default_rng(7).standard_normal(64)
+
+
+@pytest.mark.parametrize("offset", [1e6, 1e8, 2.0**40])
+def test_far_from_the_origin_the_head_is_still_nadaraya_watson(offset):
+    """Before centring, the weights were off by 0.69 at 1e6 and by 1.0 at 1e8 (p**2 cancels)."""
+    tau = 1e-3
+    shifted = GRID + offset
+    output, weights = sa.gaussian_head(SIGNAL, shifted, tau)
+    h = sa.kernel.temperature_to_bandwidth(tau)
+    reference, reference_weights = sa.nadaraya_watson(shifted, shifted, SIGNAL, h)
+    np.testing.assert_allclose(weights, reference_weights, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(output, reference, rtol=0, atol=1e-12)
+    _, near_weights = sa.gaussian_head(SIGNAL, GRID, tau)  # the shift changes no distance
+    np.testing.assert_allclose(weights, near_weights, rtol=0, atol=1e-12)
+    near_reference, _ = sa.nadaraya_watson(GRID, GRID, SIGNAL, h)
+    np.testing.assert_allclose(reference, near_reference, rtol=0, atol=1e-12)  # the reference is accurate there
+
+
+def test_centring_keeps_the_scores_and_shrinks_the_terms():
+    from selfattention import head, symbolic
+
+    centred = head.centre_positions(GRID + 1e6)
+    np.testing.assert_array_equal(np.diff(centred), np.diff(GRID))
+    assert centred.min() == -centred.max() == -(GRID[-1] - GRID[0]) / 2
+    assert symbolic.numeric_score_error(GRID + 1e6, centre=False) > 1e-6  # the terms are 1e12, the scores < 1
+    assert symbolic.numeric_score_error(GRID + 1e6) < 1e-15
+
+
+def test_a_spread_too_wide_for_the_temperature_is_refused_not_rounded():
+    """Centring removes an offset, not a spread: two close positions far from a third still cancel."""
+    positions = [0.0, 1e6, 1e6 + 1e-3]
+    with pytest.raises(ValueError, match=r"temperature 1e-06 is too small for positions spanning 1e\+06"):
+        sa.gaussian_head([1.0, 2.0, 3.0], positions, 1e-6)
+    with pytest.raises(ValueError, match=r"a temperature of 3.55e\+03 or more is safe"):
+        sa.gaussian_head([1.0, 2.0, 3.0], positions, 1.0)  # the pair's weights would be off by about 1e-4
+    output, _ = sa.gaussian_head([1.0, 2.0, 3.0], positions, 1e4)  # as the message says: safe
+    np.testing.assert_allclose(output, sa.nadaraya_watson(positions, positions, [1.0, 2.0, 3.0], np.sqrt(5e3))[0],
+                               rtol=1e-9)

@@ -108,7 +108,7 @@ def test_mean_attended_distance_of_known_matrices():
     [
         (lambda: metrics.rmse([1.0], [1.0, 2.0]), "estimate and truth must have the same length"),
         (lambda: metrics.rmse([], []), "estimate must hold at least one value"),
-        (lambda: metrics.entropy([[0.5, -0.5]]), "weights must not be negative"),
+        (lambda: metrics.entropy([[0.5, -0.5]]), "weights must lie in \\[0, 1\\]"),
         (lambda: metrics.entropy([0.5, 0.5]), "weights must be 2-dimensional"),
         (lambda: metrics.distance_from_identity(np.ones((2, 3))), "weights must be a non-empty square"),
         (lambda: metrics.distance_from_uniform(np.ones(3)), "weights must be 2-dimensional"),
@@ -116,7 +116,7 @@ def test_mean_attended_distance_of_known_matrices():
         (lambda: metrics.most_attended(np.ones(3)), "weights must be 2-dimensional"),
         (lambda: metrics.local_share(np.eye(2), [0.0, 1.0, 2.0], 0.1), "weights must have shape"),
         (lambda: metrics.local_share(np.eye(2), [0.0, 1.0], -0.1), "radius must not be negative"),
-        (lambda: metrics.jacobian_norm([[1.5, -0.5]]), "weights must not be negative"),
+        (lambda: metrics.jacobian_norm([[1.5, -0.5]]), r"weights must lie in \[0, 1\]"),
         (lambda: metrics.jacobian_norm([0.5, 0.5]), "weights must be 2-dimensional"),
         (lambda: metrics.shrunk_share([1.0], [1.0, 2.0]), "output and signal must have the same length"),
         (lambda: metrics.shrunk_share([], []), "signal must hold at least one value"),

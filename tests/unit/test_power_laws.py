@@ -44,7 +44,7 @@ def test_fit_power_law_standard_errors_cover_noisy_truth():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: power_laws.fit_power_law([1, 2], [1.0], [[1.0], [2.0]]), "at least 4"),
+        (lambda: power_laws.fit_power_law([1, 2], [1.0], [[1.0], [2.0]]), "at least two different values"),
         (lambda: power_laws.fit_power_law([1, 2], [1.0, 2.0], [[1.0, 2.0]]), "shape"),
         (lambda: power_laws.best_temperature_grid([10], [0.0], [0.1, 0.2, 0.3]), "sigmas must be positive"),
     ],

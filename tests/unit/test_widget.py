@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 
-from selfattention import choose_temperature, defaults, noisy_sine
+from selfattention import choose_temperature, defaults, kernel, noisy_sine
 from selfattention.interactive import widget as w
+from selfattention.interactive.explorer_data import explorer_data
 
 
 @pytest.fixture
@@ -56,14 +59,16 @@ def test_best_tau_button_sets_the_leave_one_out_choice(smoothing_widget):
     assert smoothing_widget.image.value != before
 
 
-def test_the_buttons_coarse_grid_lands_within_one_step_of_the_fine_choice():
-    positions, _, noisy = noisy_sine(defaults.N, 0.5, rng=defaults.SEED)
-    fine, _ = choose_temperature(noisy, positions)
-    coarse = w.leave_one_out_temperature(defaults.N, 0.5)
-    step = np.exp(np.mean(np.diff(np.log(w.BEST_TAU_CANDIDATES))))  # the grid's ratio
-    np.testing.assert_allclose(np.diff(np.log(w.BEST_TAU_CANDIDATES)), np.log(step))
-    assert w.BEST_TAU_CANDIDATES[[0, -1]] == pytest.approx(defaults.TEMPERATURE_RANGE), "the slider's range"
-    assert fine / step <= coarse <= fine * step
+@pytest.mark.parametrize(("n", "sigma"), [(5, 0.6), (50, 0.0), (100, 0.3), (1000, 1.5)])
+def test_the_button_searches_the_explorers_grid_with_the_same_tie_rule(n, sigma):
+    """One grid and one tie rule for both "best tau" controls (the explorer's are checked in the browser)."""
+    assert inspect.signature(w.leave_one_out_temperature).parameters["candidates"].default is None
+    assert kernel.candidate_temperatures(None) is kernel.DEFAULT_CANDIDATES
+    data = explorer_data()
+    assert data["candidates"] == kernel.DEFAULT_CANDIDATES.tolist()
+    assert data["tie_tolerance"] == kernel.TIE_TOLERANCE
+    positions, _, noisy = noisy_sine(n, sigma, rng=defaults.SEED)
+    assert w.leave_one_out_temperature(n, sigma) == choose_temperature(noisy, positions)[0]
 
 
 @pytest.mark.parametrize(
@@ -74,3 +79,27 @@ def test_the_buttons_coarse_grid_lands_within_one_step_of_the_fine_choice():
 def test_bad_input_names_the_argument(kwargs, name):
     with pytest.raises(ValueError, match=rf"^{name} "):
         w.explore(**kwargs)
+
+
+@pytest.mark.parametrize(("slider", "previous"), [("tau", defaults.TEMPERATURE), ("sigma", defaults.SIGMA)])
+def test_a_slider_set_to_nan_from_code_refuses_it_and_keeps_its_value(smoothing_widget, slider, previous):
+    """ipywidgets clamps values into the range but lets NaN through: the slider stayed at NaN."""
+    before = smoothing_widget.image.value
+    with pytest.raises(ValueError, match=rf"^{slider} must be a number, got nan"):
+        getattr(smoothing_widget, slider).value = float("nan")
+    assert getattr(smoothing_widget, slider).value == pytest.approx(previous)
+    assert smoothing_widget.image.value == before
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [({"n": 2}, "n"), ({"n": 5000}, "n"), ({"sigma": 9.0}, "sigma"), ({"sigma": -0.1}, "sigma"),
+     ({"temperature": 100.0}, "temperature"), ({"temperature": 1e-12}, "temperature")],
+)
+def test_the_figure_and_the_leave_one_out_choice_check_the_slider_ranges_like_explore(kwargs, name):
+    arguments = {"n": defaults.N, "sigma": defaults.SIGMA, "temperature": defaults.TEMPERATURE, **kwargs}
+    with pytest.raises(ValueError, match=rf"^{name} must"):
+        w.smoothing_figure(**arguments)
+    if name != "temperature":
+        with pytest.raises(ValueError, match=rf"^{name} must"):
+            w.leave_one_out_temperature(arguments["n"], arguments["sigma"])

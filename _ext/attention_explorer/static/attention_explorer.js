@@ -20,8 +20,10 @@
  * once per distance (n exponentials, not n^2); the largest score of a row is
  * its diagonal, 0, so this is the max-subtracted softmax.
  * "Best tau" is leave-one-out cross-validation with the diagonal masked, as
- * selfattention.choose_temperature: the first candidate with the least
- * mean squared error of predicting each y_i from all the other samples.
+ * selfattention.choose_temperature: the candidate with the least mean
+ * squared error of predicting each y_i from all the other samples; of the
+ * candidates within a relative `tie_tolerance` of the least (scores that
+ * differ only by rounding), the largest, as selfattention.kernel.pick_temperature.
  *
  * JavaScript API, on the element (tests and benchmarks use it):
  *   el.attentionExplorer.params            -> {sigma, tau, n}  (a copy)
@@ -120,18 +122,22 @@
     return { output, rowSum };
   }
 
-  /** Leave-one-out choice of tau among `candidates` (first on ties). */
-  function chooseTemperature(y, step, candidates) {
+  /** Leave-one-out choice of tau among `candidates`: on ties within `tolerance`, the largest tau. */
+  function chooseTemperature(y, step, candidates, tolerance) {
     const n = y.length;
     const scores = new Array(candidates.length);
-    let best = 0;
     for (let c = 0; c < candidates.length; c++) {
       const { kern, reach } = kernelByDistance(n, step, candidates[c], 1);
       const { output } = smooth(y, kern, reach, true);
       let sum = 0;
       for (let i = 0; i < n; i++) { const r = y[i] - output[i]; sum += r * r; }
       scores[c] = sum / n;
-      if (scores[c] < scores[best]) best = c;
+    }
+    const least = Math.min(...scores);
+    let best = -1;
+    for (let c = 0; c < candidates.length; c++) {
+      const tied = scores[c] <= least * (1 + tolerance);
+      if (tied && (best < 0 || candidates[c] > candidates[best])) best = c;
     }
     return { tau: candidates[best], index: best, scores };
   }
@@ -472,7 +478,7 @@
 
     chooseTemperature({ apply = true } = {}) {
       const { noisy, step } = this.result;
-      const choice = chooseTemperature(noisy, step, this.data.candidates);
+      const choice = chooseTemperature(noisy, step, this.data.candidates, this.data.tie_tolerance);
       if (apply) {
         this.setParams({ tau: choice.tau });
         this.showBest(choice.tau);

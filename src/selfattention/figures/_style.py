@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import io
 
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
+
+from .._validation import InputTypeError, as_positive_scalar
 
 #: Colours used across chapters (colour-blind safe, after Okabe & Ito).
 COLORS = {
@@ -61,7 +64,20 @@ def new_figure(width: float = 7.0, height: float = 3.2) -> BookFigure:
     """A pyplot-free figure of ``width`` x ``height`` inches.
 
     It gets its own Agg canvas, so rendering it never imports pyplot.
+
+    Parameters
+    ----------
+    width, height : float
+        In inches, ``> 0``.
     """
+    width, height = as_positive_scalar(width, "width"), as_positive_scalar(height, "height")
     fig = BookFigure(figsize=(width, height), dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)
     return fig
+
+
+def as_axes(ax, name: str = "ax") -> Axes:
+    """``ax`` if it is a matplotlib :class:`~matplotlib.axes.Axes`, else an error naming it."""
+    if not isinstance(ax, Axes):
+        raise InputTypeError(f"{name} must be a matplotlib Axes, got {type(ax).__name__}")
+    return ax

@@ -3,8 +3,7 @@ the edge effect, the bias at the ends of the interval."""
 
 from __future__ import annotations
 
-import numpy as np
-
+from .._validation import as_counts, as_positive_scalar, as_series, as_temperatures, as_weights
 from ._style import COLORS, new_figure
 from .panels import draw_signal
 
@@ -24,9 +23,12 @@ def plot_bias_variance(temperatures, bias2, variance, best_tau):
     -------
     matplotlib.figure.Figure
     """
+    temperatures = as_temperatures(temperatures, "temperatures")
+    _, bias2, variance = as_series(temperatures=temperatures, bias2=bias2, variance=variance)
+    best_tau = as_positive_scalar(best_tau, "best_tau")
     fig = new_figure(7.0, 3.6)
     ax = fig.subplots()
-    mse = np.asarray(bias2) + np.asarray(variance)  # (m,)
+    mse = bias2 + variance  # (m,)
     ax.loglog(temperatures, mse, "-", color=COLORS["clean"], lw=2.2, label="mean squared error")
     ax.loglog(temperatures, bias2, "--", color=COLORS["output"], lw=1.6, label="bias$^2$ (flattening)")
     ax.loglog(temperatures, variance, ":", color=COLORS["noisy"], lw=2, label="variance (noise kept)")
@@ -56,6 +58,11 @@ def plot_edge_effect(positions, clean, smoothed, weights, queries):
     -------
     matplotlib.figure.Figure
     """
+    positions, clean, smoothed = as_series(positions=positions, clean=clean, smoothed=smoothed)
+    weights = as_weights(weights, "weights", square=True)
+    queries = as_counts(queries, "queries", minimum=0)
+    if weights.shape[0] != positions.size or max(queries) >= positions.size:
+        raise ValueError(f"weights must be {positions.size} x {positions.size} and queries rows of it")
     fig = new_figure(9.0, 3.6)
     ax_s, ax_w = fig.subplots(1, 2)
     draw_signal(ax_s, positions, clean, output=smoothed, output_label="mean output")

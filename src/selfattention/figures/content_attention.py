@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
+from .._validation import (
+    InputTypeError,
+    as_array,
+    as_labels,
+    as_nonnegative_scalar,
+    as_positive_scalar,
+    as_real_scalar,
+    as_series,
+    as_weights,
+)
 from ._style import COLORS, new_figure
 from .panels import draw_matrix, draw_signal, draw_weights
 
@@ -33,6 +45,8 @@ def plot_blur(positions, clean, noisy, output, *, jump, width):
     -------
     matplotlib.figure.Figure
     """
+    positions, clean, noisy, output = as_series(positions=positions, clean=clean, noisy=noisy, output=output)
+    jump, width = as_real_scalar(jump, "jump"), as_positive_scalar(width, "width")
     fig = new_figure(7.0, 3.4)
     _signal_panel(fig.subplots(), positions, clean, noisy, {"Gaussian head": output}, jump, width)
     return fig
@@ -57,6 +71,13 @@ def plot_two_heads(positions, clean, noisy, outputs, weights, *, jump, width, wi
     -------
     matplotlib.figure.Figure
     """
+    positions, clean, noisy = as_series(positions=positions, clean=clean, noisy=noisy)
+    outputs = _as_two(outputs, "outputs", positions.size, weights=False)
+    weights = _as_two(weights, "weights", positions.size, weights=True)
+    jump, width = as_real_scalar(jump, "jump"), as_positive_scalar(width, "width")
+    window = as_array(window, "window", ndim=1)
+    if window.shape != (2,) or not window[0] < window[1]:
+        raise ValueError(f"window must be a range (low, high) with low < high, got {window}")
     fig = new_figure(11.0, 3.6)
     ax_s, *ax_w = fig.subplots(1, 3, width_ratios=(1.5, 1, 1))
     _signal_panel(ax_s, positions, clean, noisy, outputs, jump, width)
@@ -85,6 +106,11 @@ def plot_errors(errors, W_QK, labels):
     -------
     matplotlib.figure.Figure
     """
+    errors = _as_errors(errors)
+    W_QK = as_array(W_QK, "W_QK", ndim=2)
+    labels = as_labels(labels, "labels", W_QK.shape[0])
+    if W_QK.shape != (len(labels),) * 2:
+        raise ValueError(f"W_QK must be square, one row and column per label, got {W_QK.shape}")
     fig = new_figure(11.0, 3.8)
     ax_b, ax_m = fig.subplots(1, 2, width_ratios=(1.6, 1))
     _error_bars(ax_b, errors)
@@ -106,3 +132,28 @@ def _error_bars(ax, errors):
     ax.set_xticks(x, labels=names, fontsize="small")
     ax.set_ylabel("RMSE against $f$, held-out signals")
     ax.legend(fontsize="small")
+
+
+def _as_two(x, name: str, n: int, *, weights: bool) -> dict:
+    """Two heads' outputs, shape (n,) each, or attention matrices, shape (n, n) each, by name."""
+    if not isinstance(x, Mapping) or len(x) != 2 or not all(isinstance(key, str) for key in x):
+        raise InputTypeError(f"{name} must map two heads' names to their {name}, got {x!r}")
+    checked = {key: as_weights(m, f"{name}[{key!r}]") if weights else as_array(m, f"{name}[{key!r}]", ndim=1)
+               for key, m in x.items()}
+    shape = (n, n) if weights else (n,)
+    if any(m.shape != shape for m in checked.values()):
+        raise ValueError(f"{name} must have shape {shape} for the {n} positions")
+    return checked
+
+
+def _as_errors(x) -> dict:
+    """For each head (by name), its errors ``{"near": rmse, "away": rmse}``, finite and >= 0."""
+    if not isinstance(x, Mapping) or not x:
+        raise InputTypeError(f"errors must be a non-empty mapping of heads to their errors, got {x!r}")
+    checked = {}
+    for head, pair in x.items():
+        if not isinstance(head, str) or not isinstance(pair, Mapping) or {"near", "away"} - set(pair):
+            raise ValueError(f"errors must map each head's name to {{'near': rmse, 'away': rmse}}, got {x!r}")
+        checked[head] = {region: as_nonnegative_scalar(pair[region], f"errors[{head!r}][{region!r}]")
+                         for region in ("near", "away")}
+    return checked

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import as_entries
 from ._style import COLORS, new_figure
 
 
@@ -23,7 +24,8 @@ def plot_dk_scaling(result):
     -------
     matplotlib.figure.Figure
     """
-    d_k = np.asarray(result["d_k"], dtype=float)
+    result = as_entries(result, "result", ("d_k", "std", "max_weight_unscaled", "max_weight_scaled"), series=True)
+    d_k = result["d_k"]
     fig = new_figure(9.0, 3.4)
     ax_std, ax_max = fig.subplots(1, 2)
     ax_std.loglog(d_k, result["std"], "o", color=COLORS["noisy"], label="measured")

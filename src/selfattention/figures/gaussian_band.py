@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import as_array, as_count, as_positive_scalar, as_series, as_temperatures
 from ._style import COLORS, new_figure
 from .panels import draw_weights
 
@@ -30,7 +31,8 @@ def plot_attention_band(positions, weights, temperature, bandwidth):
     -------
     matplotlib.figure.Figure
     """
-    p, h = np.asarray(positions, dtype=float), bandwidth
+    (p,) = as_series(positions=positions)
+    temperature, h = as_positive_scalar(temperature, "temperature"), as_positive_scalar(bandwidth, "bandwidth")
     fig = new_figure(5.2, 4.4)
     ax = fig.subplots()
     im = draw_weights(ax, weights, p, title=f"Attention weights, $\\tau = {temperature:g}$")
@@ -65,12 +67,17 @@ def plot_row_profiles(positions, temperatures, row, measured, predicted, bandwid
     -------
     matplotlib.figure.Figure
     """
-    p = np.asarray(positions, dtype=float)
-    fig = new_figure(8.0, 3.4)
-    ax = fig.subplots()
+    (p,) = as_series(positions=positions)
+    temperatures, bandwidths = as_temperatures(temperatures, "temperatures"), as_temperatures(bandwidths, "bandwidths")
+    measured, predicted = as_array(measured, "measured", ndim=2), as_array(predicted, "predicted", ndim=2)
+    row = as_count(row, "row", minimum=0)
     colors = (COLORS["noisy"], COLORS["output"], COLORS["accent"], COLORS["clean"])
     if len(temperatures) > len(colors):
         raise ValueError(f"temperatures must hold at most {len(colors)} values, got {len(temperatures)}")
+    if row >= p.size or measured.shape != predicted.shape or measured.shape != (temperatures.size, p.size):
+        raise ValueError("measured and predicted must be (len(temperatures), len(positions)) and row one of them")
+    fig = new_figure(8.0, 3.4)
+    ax = fig.subplots()
     for k, (tau, row_w, gauss, h) in enumerate(zip(temperatures, measured, predicted, bandwidths, strict=True)):
         color = colors[k]
         ax.plot(p, gauss, "-", color=color, lw=1.5,

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 
+from .._validation import (
+    InputTypeError,
+    as_array,
+    as_counts,
+    as_labels,
+    as_positive_scalar,
+    as_series,
+    as_weights,
+)
 from ._style import COLORS, new_figure
 from .panels import LEGEND, draw_matrix, draw_signal, draw_weights
 
@@ -26,6 +37,10 @@ def plot_training(losses, *, engineered_loss, noise_variance, leak_losses=None):
     -------
     matplotlib.figure.Figure
     """
+    losses = _as_losses(losses, "losses")
+    leak_losses = None if leak_losses is None else _as_losses(leak_losses, "leak_losses")
+    engineered_loss = as_positive_scalar(engineered_loss, "engineered_loss")
+    noise_variance = as_positive_scalar(noise_variance, "noise_variance")
     fig = new_figure(7.0, 3.6)
     ax = fig.subplots()
     steps = np.arange(len(losses))
@@ -53,8 +68,10 @@ def plot_checkpoints(positions, weights_by_step):
     -------
     matplotlib.figure.Figure
     """
+    (positions,) = as_series(positions=positions)
+    weights_by_step = _as_weights_by_step(weights_by_step, positions.size)
     fig = new_figure(10.0, 3.0)
-    axes = fig.subplots(1, len(weights_by_step))
+    axes = np.atleast_1d(fig.subplots(1, len(weights_by_step)))
     for ax, (step, weights) in zip(axes, sorted(weights_by_step.items()), strict=True):
         draw_weights(ax, weights, positions, title=f"after {step} steps")
         if ax is not axes[0]:
@@ -86,23 +103,35 @@ def plot_learned_scores(positions, scores, centred, engineered, queries, tempera
     -------
     matplotlib.figure.Figure
     """
+    positions, temperatures = as_series(positions=positions, temperatures=temperatures)
+    scores, centred, engineered = (_as_square(m, name, positions.size) for m, name in
+                                   ((scores, "scores"), (centred, "centred"), (engineered, "engineered")))
+    queries = _as_rows(queries, positions.size)
+    loo_temperature = as_positive_scalar(loo_temperature, "loo_temperature")
+    best_temperature = as_positive_scalar(best_temperature, "best_temperature")
+    other_temperatures = _as_others(other_temperatures, positions.size)
     fig = new_figure(11.0, 3.6)
     ax_raw, ax_c, ax_t = fig.subplots(1, 3)
     _score_rows(ax_raw, positions, scores, engineered, queries, "learned $e_{ij}$")
     _score_rows(ax_c, positions, centred, engineered, queries, "learned $e_{ij} - e_{ii}$")
     ax_raw.set_ylabel("score")
     ax_c.legend(loc="lower center", fontsize="small")
-    for k, other in enumerate(other_temperatures):
-        ax_t.semilogy(positions, other, "-", color=COLORS["muted"], lw=1, alpha=0.6,
-                      label="other noise draws" if k == 0 else None)
-    ax_t.semilogy(positions, temperatures, "-", color=COLORS["output"], lw=2, label="learned $\\tau(p_i)$")
-    ax_t.axhline(loo_temperature, color=COLORS["noisy"], ls="-", lw=1, label="leave-one-out $\\tau$")
-    ax_t.axhline(best_temperature, color=COLORS["clean"], ls="--", lw=1, label="best $\\tau^*$")
-    ax_t.set_xlabel("query position $p_i$")
-    ax_t.set_ylabel("temperature")
-    ax_t.set_title("temperature read off the learned head", fontsize="small")
-    ax_t.legend(loc="upper center", fontsize="x-small", ncol=2)
+    _temperature_panel(ax_t, positions, temperatures, other_temperatures, (loo_temperature, best_temperature))
     return fig
+
+
+def _temperature_panel(ax, positions, temperatures, others, references):
+    """The learned temperature along the signal (others faint), over the leave-one-out and best ones."""
+    for k, other in enumerate(others):
+        ax.semilogy(positions, other, "-", color=COLORS["muted"], lw=1, alpha=0.6,
+                    label="other noise draws" if k == 0 else None)
+    ax.semilogy(positions, temperatures, "-", color=COLORS["output"], lw=2, label="learned $\\tau(p_i)$")
+    ax.axhline(references[0], color=COLORS["noisy"], ls="-", lw=1, label="leave-one-out $\\tau$")
+    ax.axhline(references[1], color=COLORS["clean"], ls="--", lw=1, label="best $\\tau^*$")
+    ax.set_xlabel("query position $p_i$")
+    ax.set_ylabel("temperature")
+    ax.set_title("temperature read off the learned head", fontsize="small")
+    ax.legend(loc="upper center", fontsize="x-small", ncol=2)
 
 
 def _score_rows(ax, positions, learned, engineered, queries, title):
@@ -130,6 +159,8 @@ def plot_leak(positions, clean, noisy, prediction, weights):
     -------
     matplotlib.figure.Figure
     """
+    positions, clean, noisy, prediction = as_series(positions=positions, clean=clean, noisy=noisy,
+                                                    prediction=prediction)
     fig = new_figure(9.5, 3.8)
     ax_s, ax_w = fig.subplots(1, 2, width_ratios=(1.6, 1))
     draw_signal(ax_s, positions, clean, noisy, dot_size=4.0, legend=None)
@@ -156,6 +187,11 @@ def plot_products(query_projections, products, labels):
     -------
     matplotlib.figure.Figure
     """
+    query_projections = _as_pair(query_projections, "query_projections")
+    products = _as_pair(products, "products")
+    labels = as_labels(labels, "labels", products[0].shape[0])
+    if query_projections[0].shape[0] != len(labels) or products[0].shape != (len(labels),) * 2:
+        raise ValueError(f"query_projections and products must have {len(labels)} rows, one per label")
     fig = new_figure(10.0, 2.9)
     axes = fig.subplots(1, 4, width_ratios=(1, 1, 1.1, 1.1))
     pairs = [(query_projections, "$W_Q$", "{:.1f}"), (products, "$W_Q W_K^\\top$", "{:.0f}")]
@@ -168,3 +204,54 @@ def plot_products(query_projections, products, labels):
             ax.set_xticks(range(matrix.shape[1]), labels=labels if pair else range(1, matrix.shape[1] + 1))
             ax.set_title(f"{name}, start {start + 1}", fontsize="small")
     return fig
+
+
+def _as_losses(x, name: str) -> np.ndarray:
+    """Losses over the steps: a non-empty 1-D array of positive numbers (drawn on a log scale)."""
+    (losses,) = as_series(**{name: x})
+    if (losses <= 0).any():
+        raise ValueError(f"{name} must be positive (drawn on a log scale)")
+    return losses
+
+
+def _as_weights_by_step(x, n: int) -> dict:
+    """A non-empty mapping of step numbers to (n, n) attention matrices."""
+    if not isinstance(x, Mapping) or not x:
+        raise InputTypeError(f"weights_by_step must be a non-empty mapping of steps to weights, got {x!r}")
+    steps = as_counts(list(x), "weights_by_step", minimum=0)
+    return {step: _as_square(x[step], f"weights_by_step[{step}]", n, weights=True) for step in steps}
+
+
+def _as_square(x, name: str, n: int, *, weights: bool = False) -> np.ndarray:
+    """An (n, n) matrix of scores, or of attention weights."""
+    m = as_weights(x, name) if weights else as_array(x, name, ndim=2)
+    if m.shape != (n, n):
+        raise ValueError(f"{name} must have shape ({n}, {n}) for the positions, got {m.shape}")
+    return m
+
+
+def _as_rows(queries, n: int) -> list[int]:
+    """Row numbers below ``n``."""
+    rows = as_counts(queries, "queries", minimum=0)
+    if max(rows) >= n:
+        raise ValueError(f"queries must be rows below {n}, got {max(rows)}")
+    return rows
+
+
+def _as_others(x, n: int) -> np.ndarray:
+    """Other heads' temperatures along the signal: shape (k, n), possibly k = 0."""
+    others = as_array(x, "other_temperatures")
+    others = others.reshape(0, n) if others.size == 0 else others
+    if others.ndim != 2 or others.shape[1] != n:
+        raise ValueError(f"other_temperatures must have shape (k, {n}), got {others.shape}")
+    return others
+
+
+def _as_pair(x, name: str) -> list[np.ndarray]:
+    """Two matrices of one shape."""
+    if isinstance(x, str | bytes | Mapping) or not isinstance(x, Sequence) or len(x) != 2:
+        raise InputTypeError(f"{name} must be a pair of matrices, got {x!r}")
+    pair = [as_array(m, f"{name}[{k}]", ndim=2) for k, m in enumerate(x)]
+    if pair[0].shape != pair[1].shape or pair[0].size == 0:
+        raise ValueError(f"{name} must be two non-empty matrices of one shape, got {pair[0].shape} and {pair[1].shape}")
+    return pair

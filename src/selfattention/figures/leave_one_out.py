@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import InputTypeError, as_positive_scalar, as_series, as_temperatures
 from ._style import COLORS, new_figure
 
 
@@ -28,6 +29,16 @@ def plot_leave_one_out(temperatures, loo, expected, chosen_tau, best_tau, true_b
     -------
     matplotlib.figure.Figure
     """
+    temperatures = as_temperatures(temperatures, "temperatures")
+    _, loo, expected = as_series(temperatures=temperatures, loo=loo, expected=expected)
+    chosen_tau, best_tau = as_positive_scalar(chosen_tau, "chosen_tau"), as_positive_scalar(best_tau, "best_tau")
+    true_best, chosen = as_series(true_best=as_temperatures(true_best, "true_best"),
+                                  chosen=as_temperatures(chosen, "chosen"))
+    if spread is not None:
+        if not isinstance(spread, tuple) or len(spread) != 2:
+            raise InputTypeError(f"spread must be a pair (true_best, chosen) of arrays or None, got {spread!r}")
+        spread = as_series(**{"spread[0]": as_temperatures(spread[0], "spread[0]"),
+                              "spread[1]": as_temperatures(spread[1], "spread[1]")})
     fig = new_figure(9.0, 3.8)
     ax_c, ax_r = fig.subplots(1, 2)
     ax_c.loglog(temperatures, loo, "-", color=COLORS["noisy"], lw=2, label="leave-one-out error (one signal)")

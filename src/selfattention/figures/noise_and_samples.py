@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .._validation import as_array, as_counts, as_instances, as_series
+from ..studies.noise_and_samples import SmoothedSine
 from ._style import COLORS, new_figure
 from .panels import SMALL_LEGEND, SMALL_PANEL, draw_signal
 
@@ -23,7 +25,10 @@ def plot_noise_recovery(sigmas, panels):
     -------
     matplotlib.figure.Figure
     """
+    sigmas, panels = as_array(sigmas, "sigmas", ndim=1), as_instances(panels, "panels", SmoothedSine)
     m = len(sigmas)
+    if len(panels) != m:
+        raise ValueError(f"sigmas and panels must have the same length, got {m} and {len(panels)}")
     fig = new_figure(3.2 * m, 3.2)
     axes = fig.subplots(1, m, squeeze=False, sharey=True)[0]
     for k, (sigma, panel) in enumerate(zip(sigmas, panels, strict=True)):
@@ -50,6 +55,11 @@ def plot_samples(sample_counts, rmse_input, rmse_output, examples):
     -------
     matplotlib.figure.Figure
     """
+    sample_counts = as_counts(sample_counts, "sample_counts")
+    _, rmse_input, rmse_output = as_series(sample_counts=sample_counts, rmse_input=rmse_input, rmse_output=rmse_output)
+    examples = as_instances(examples, "examples", SmoothedSine)
+    if len(examples) != 2:
+        raise ValueError(f"examples must hold 2 SmoothedSine, got {len(examples)}")
     fig = new_figure(10.0, 3.3)
     axes = fig.subplots(1, 3, width_ratios=(1, 1, 1.1))
     for k, (positions, clean, noisy, output, _, _, example_rmse) in enumerate(examples):

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from .._validation import as_nonnegative_scalar, as_series
 from ._style import COLORS, new_figure
 from .panels import draw_signal, draw_weights
 
@@ -25,12 +24,13 @@ def plot_onedim_head(positions, clean, noisy, output, weights):
     -------
     matplotlib.figure.Figure
     """
+    positions, clean, noisy, output = as_series(positions=positions, clean=clean, noisy=noisy, output=output)
     fig = new_figure(8.0, 6.6)
     axes = fig.subplot_mosaic([["sig", "sig"], ["w", "val"]], height_ratios=(1, 1.15))
     ax_sig, ax_w, ax_val = axes["sig"], axes["w"], axes["val"]
     draw_signal(ax_sig, positions, clean, noisy, output)
     ax_sig.set_title("1-D head on the noisy sine")
-    draw_weights(ax_w, np.asarray(weights), np.asarray(positions))
+    draw_weights(ax_w, weights, positions)
     points = ax_val.scatter(noisy, output, c=positions, cmap="plasma", s=12)
     fig.colorbar(points, ax=ax_val, label="position $p_i$")
     ax_val.set_xlabel("input value $x_i$")
@@ -55,6 +55,9 @@ def plot_strength_sweep(strengths, errors, noisy_error, band_error=None):
     -------
     matplotlib.figure.Figure
     """
+    strengths, errors = as_series(strengths=strengths, errors=errors)
+    noisy_error = as_nonnegative_scalar(noisy_error, "noisy_error")
+    band_error = None if band_error is None else as_nonnegative_scalar(band_error, "band_error")
     fig = new_figure(7.0, 3.2)
     ax = fig.add_subplot()
     ax.plot(strengths, errors, "-", color=COLORS["output"], lw=2, label="1-D head output")

@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
+from .._validation import InputTypeError, as_array, as_counts, as_entries
+from ..studies.bias_variance import REGIONS
+from ..studies.power_laws import PowerLaw
 from ._style import COLORS, new_figure
 
 #: Colour of each region of :data:`selfattention.studies.bias_variance.REGIONS`.
@@ -42,6 +45,13 @@ def plot_power_laws(ns, sigmas, best, fits):
     -------
     matplotlib.figure.Figure
     """
+    ns, sigmas = as_counts(ns, "ns"), as_array(sigmas, "sigmas", ndim=1)
+    best = as_entries(best, "best", REGIONS)
+    if any(table.shape != (len(ns), sigmas.size) or (table <= 0).any() for table in best.values()):
+        raise ValueError(f"best must hold positive tables of shape (len(ns), len(sigmas)) = {(len(ns), sigmas.size)}")
+    laws = fits.values() if isinstance(fits, dict) else ()
+    if set(fits if isinstance(fits, dict) else ()) != set(REGIONS) or any(not isinstance(f, PowerLaw) for f in laws):
+        raise InputTypeError(f"fits must map each region {sorted(REGIONS)} to its PowerLaw")
     fig = new_figure(9.0, 3.8)
     ax_n, ax_s = fig.subplots(1, 2)
     labels = {

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-import numpy as np
-
+from .._validation import InputTypeError, as_series
 from ._style import new_figure
 from .panels import draw_signal, draw_weights
 
@@ -24,6 +23,7 @@ def plot_noisy_signal(positions, clean, noisy):
     -------
     matplotlib.figure.Figure
     """
+    positions, clean, noisy = as_series(positions=positions, clean=clean, noisy=noisy)
     fig = new_figure(7.0, 3.0)
     ax = fig.add_subplot()
     draw_signal(ax, positions, clean, noisy)
@@ -48,10 +48,13 @@ def plot_smoothing(positions, clean, noisy, output, weights, *, title=None):
     -------
     matplotlib.figure.Figure
     """
+    positions, clean, noisy, output = as_series(positions=positions, clean=clean, noisy=noisy, output=output)
+    if title is not None and not isinstance(title, str):
+        raise InputTypeError(f"title must be a string or None, got {title!r}")
     fig = new_figure(9.5, 3.8)
     ax_sig, ax_w = fig.subplots(1, 2, width_ratios=(1.6, 1))
     draw_signal(ax_sig, positions, clean, noisy, output, dot_alpha=0.6, legend=_OPAQUE_LEGEND)
-    im = draw_weights(ax_w, np.asarray(weights), np.asarray(positions))
+    im = draw_weights(ax_w, weights, positions)
     fig.colorbar(im, ax=ax_w, shrink=0.9, label="weight $a_{ij}$")
     if title:
         fig.suptitle(title)

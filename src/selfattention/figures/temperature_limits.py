@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import as_array, as_entries, as_series, as_temperatures, as_weights
 from ._style import COLORS, new_figure
 from .panels import SMALL_LEGEND, SMALL_PANEL, draw_signal, draw_weights
 
@@ -35,11 +36,18 @@ def plot_temperature_extremes(positions, clean, noisy, temperatures, outputs, we
     -------
     matplotlib.figure.Figure
     """
-    m = len(temperatures)
+    positions, clean, noisy = as_series(positions=positions, clean=clean, noisy=noisy)
+    temperatures = as_temperatures(temperatures, "temperatures")
+    outputs, weights = as_array(outputs, "outputs", ndim=2), as_array(weights, "weights", ndim=3)
+    m, n = temperatures.size, positions.size
+    if outputs.shape != (m, n) or weights.shape != (m, n, n):
+        raise ValueError(f"outputs and weights must have shapes {(m, n)} and {(m, n, n)}")
+    for k in range(m):
+        as_weights(weights[k], f"weights[{k}]")
     fig = new_figure(3.2 * m, 6.4)
     axes = fig.subplots(2, m, squeeze=False, height_ratios=(1.1, 1))
     for k, tau in enumerate(temperatures):
-        draw_weights(axes[0, k], weights[k], np.asarray(positions), title=f"${_tau_label(tau)}$")
+        draw_weights(axes[0, k], weights[k], positions, title=f"${_tau_label(tau)}$")
         draw_signal(axes[1, k], positions, clean, noisy, outputs[k], **SMALL_PANEL,
                     legend=SMALL_LEGEND if k == 0 else None)
         axes[1, k].set_title(f"output range {np.ptp(outputs[k]):.2f}", fontsize="small")
@@ -60,6 +68,10 @@ def plot_temperature_sweep(temperatures, sweep):
     -------
     matplotlib.figure.Figure
     """
+    temperatures = as_temperatures(temperatures, "temperatures")
+    sweep = as_entries(sweep, "sweep", ("identity", "uniform", "input_gap", "mean_gap"), series=True)
+    if sweep["identity"].size != temperatures.size:
+        raise ValueError(f"sweep must hold one value per temperature, {temperatures.size}")
     fig = new_figure(9.0, 3.4)
     ax_w, ax_o = fig.subplots(1, 2)
     floor = 1e-18  # exact zeros cannot sit on a log axis

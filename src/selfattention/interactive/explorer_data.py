@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 
 from .. import defaults
-from ..kernel import candidate_temperatures
+from ..kernel import TIE_TOLERANCE, candidate_temperatures
 from ..signals import unit_noise
 from ..studies.noise_and_samples import smoothed_sine
 
@@ -41,7 +41,8 @@ def explorer_data(*, n=None, sigma=None, temperature=None, candidates=None) -> d
     candidates : array_like, shape (m,), optional
         The temperatures the "best tau" button searches by leave-one-out;
         :data:`selfattention.kernel.DEFAULT_CANDIDATES` when omitted, so the
-        button picks what :func:`selfattention.choose_temperature` picks.
+        button picks what :func:`selfattention.choose_temperature` picks
+        (with the same tie rule, :data:`selfattention.kernel.TIE_TOLERANCE`).
 
     Returns
     -------
@@ -49,8 +50,8 @@ def explorer_data(*, n=None, sigma=None, temperature=None, candidates=None) -> d
         ``seed``, ``periods``; the starting ``n``, ``sigma``,
         ``temperature``; the slider ranges ``n_range``, ``sigma_range``,
         ``temperature_range`` (inclusive ``[low, high]``); ``noise``, the
-        ``n_range[1]`` unit normal draws ``z`` of the book's seed; and
-        ``candidates``.
+        ``n_range[1]`` unit normal draws ``z`` of the book's seed;
+        ``candidates``; and ``tie_tolerance``.
     """
     n, sigma, tau = defaults.check_in_ranges(
         defaults.N if n is None else n,
@@ -70,6 +71,7 @@ def explorer_data(*, n=None, sigma=None, temperature=None, candidates=None) -> d
         "temperature_range": [float(v) for v in defaults.TEMPERATURE_RANGE],
         "noise": z.tolist(),
         "candidates": taus.tolist(),
+        "tie_tolerance": TIE_TOLERANCE,
     }
 
 
@@ -98,5 +100,14 @@ def fallback_series(data: dict):
         What the explorer shows before any slider moves; the static
         fallback image for readers without JavaScript draws exactly this.
     """
-    head = smoothed_sine(data["n"], data["sigma"], data["temperature"], periods=data["periods"], rng=data["seed"])
+    if not isinstance(data, dict):
+        raise TypeError(f"data must be the dict of explorer_data(), got {type(data).__name__}")
+    missing = sorted({"n", "sigma", "temperature", "periods", "seed"} - set(data))
+    if missing:
+        raise ValueError(f"data lacks {', '.join(missing)}: pass the dict of explorer_data()")
+    try:
+        n, sigma, tau = defaults.check_in_ranges(data["n"], data["sigma"], data["temperature"])
+        head = smoothed_sine(n, sigma, tau, periods=data["periods"], rng=data["seed"])
+    except ValueError as exc:  # name the caller's argument
+        raise type(exc)(f"data: {exc}") from exc
     return head.positions, head.clean, head.noisy, head.output, head.weights

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 import numpy as np
+import traitlets
 
 from .. import defaults
 from .._validation import as_seed
@@ -27,11 +28,6 @@ from ..kernel import choose_temperature
 from ..signals import noisy_sine
 from ..studies.noise_and_samples import smoothed_sine
 
-#: Candidate temperatures of the "best tau" button: the tau slider's range,
-#: 8 per decade (coarser than the package default, so a click stays quick).
-_DECADES = np.log10(defaults.TEMPERATURE_RANGE)
-BEST_TAU_CANDIDATES = np.logspace(*_DECADES, round(8 * (_DECADES[1] - _DECADES[0])) + 1)
-
 
 def smoothing_figure(n, sigma, temperature, *, rng=defaults.SEED):
     """The engineered head on the book's noisy sine, titled with its parameters.
@@ -39,7 +35,8 @@ def smoothing_figure(n, sigma, temperature, *, rng=defaults.SEED):
     Parameters
     ----------
     n, sigma, temperature
-        As for :func:`~selfattention.studies.noise_and_samples.smoothed_sine`.
+        As for :func:`~selfattention.studies.noise_and_samples.smoothed_sine`,
+        within the slider ranges of :mod:`selfattention.defaults`.
     rng : int or numpy.random.Generator
         Seed of the noise; the book's seed by default.
 
@@ -47,28 +44,33 @@ def smoothing_figure(n, sigma, temperature, *, rng=defaults.SEED):
     -------
     matplotlib.figure.Figure
     """
+    n, sigma, temperature = defaults.check_in_ranges(n, sigma, temperature)
     head = smoothed_sine(n, sigma, temperature, periods=defaults.PERIODS, rng=rng)
     title = f"$\\sigma$ = {sigma:.3g}, $\\tau$ = {temperature:.3g}, N = {n}"
     return plot_smoothing(head.positions, head.clean, head.noisy, head.output, head.weights, title=title)
 
 
-def leave_one_out_temperature(n, sigma, *, rng=defaults.SEED, candidates=BEST_TAU_CANDIDATES) -> float:
+def leave_one_out_temperature(n, sigma, *, rng=defaults.SEED, candidates=None) -> float:
     """The leave-one-out choice of ``tau`` for the book's noisy sine with ``n``, ``sigma``.
 
     Parameters
     ----------
     n : int
     sigma : float
+        Both within the slider ranges of :mod:`selfattention.defaults`.
     rng : int or numpy.random.Generator
         Seed of the noise; the book's seed by default.
-    candidates : array_like, shape (m,)
-        The temperatures tried; :data:`BEST_TAU_CANDIDATES` by default.
+    candidates : array_like, shape (m,), optional
+        The temperatures tried; when omitted,
+        :data:`~selfattention.kernel.DEFAULT_CANDIDATES`, the grid of the
+        in-page explorer's button, so that both pick the same ``tau``.
 
     Returns
     -------
     float
         The candidate :func:`~selfattention.choose_temperature` picks.
     """
+    n, sigma = defaults.check_sample_ranges(n, sigma)
     positions, _, noisy = noisy_sine(n, sigma, periods=defaults.PERIODS, rng=rng)
     best, _ = choose_temperature(noisy, positions, candidates)
     return best
@@ -105,13 +107,35 @@ class SmoothingWidget(widgets.VBox):
         self.tau.value = tau  # redraws (once) when the value changes
 
 
+class SliderValueError(traitlets.TraitError, ValueError):
+    """A value a slider refuses; a ``ValueError`` as well as traitlets' ``TraitError``."""
+
+
+class _RefusesNaN:
+    """A float slider that refuses NaN (ipywidgets clamps other values into the range, but keeps NaN)."""
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal):
+        if np.isnan(proposal["value"]):
+            raise SliderValueError(f"{self.name} must be a number, got {proposal['value']!r}")
+        return super()._validate_value(proposal)
+
+
+class _FloatSlider(_RefusesNaN, widgets.FloatSlider):
+    name = "sigma"
+
+
+class _FloatLogSlider(_RefusesNaN, widgets.FloatLogSlider):
+    name = "tau"
+
+
 def _sliders(n, sigma, temperature):
     """The sigma, tau (log scale) and N sliders, over the ranges of :mod:`selfattention.defaults`."""
     style = {"description_width": "9em"}
-    sigma_slider = widgets.FloatSlider(
+    sigma_slider = _FloatSlider(
         value=sigma, min=defaults.SIGMA_RANGE[0], max=defaults.SIGMA_RANGE[1], step=0.01,
         description="noise σ", continuous_update=False, style=style)
-    tau_slider = widgets.FloatLogSlider(
+    tau_slider = _FloatLogSlider(
         value=temperature, base=10, min=np.log10(defaults.TEMPERATURE_RANGE[0]),
         max=np.log10(defaults.TEMPERATURE_RANGE[1]), step=0.05, readout_format=".3g",
         description="temperature τ", continuous_update=False, style=style)

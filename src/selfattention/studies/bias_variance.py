@@ -24,7 +24,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_array, as_count, as_nonnegative_scalar, as_positive_scalar, as_temperatures
+from .. import memory
+from .._validation import (
+    as_array,
+    as_choice,
+    as_count,
+    as_nonnegative_scalar,
+    as_positive_scalar,
+    as_rng,
+    as_series,
+    as_temperature,
+    as_temperatures,
+    finite_result,
+    naming,
+    power_of_two,
+)
 from ..head import gaussian_head
 from ..signals import noisy_sine
 
@@ -59,6 +73,14 @@ class ErrorParts:
     noise_var: np.ndarray
     draws: int
 
+    def __post_init__(self):
+        (p,) = as_series(positions=self.positions)
+        m = as_temperatures(self.temperatures, "temperatures").size
+        for name in ("smooth_bias", "noise_mean", "noise_var"):
+            if as_array(getattr(self, name), name, ndim=2).shape != (m, p.size):
+                raise ValueError(f"{name} must have shape (len(temperatures), len(positions)) = {(m, p.size)}")
+        as_count(self.draws, "draws", minimum=2)
+
 
 def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None) -> ErrorParts:
     """Run the head on ``draws`` noise draws of a sine, for every temperature.
@@ -83,11 +105,15 @@ def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None) -> Err
     n = as_count(n, "n", minimum=2)
     draws = as_count(draws, "draws", minimum=2)
     taus = as_temperatures(temperatures, "temperatures")
+    rng = as_rng(rng)
+    memory.require(8 * (2 * draws * n + 3 * taus.size * n) + memory.BYTES_PER_ENTRY * n * n, "n and draws",
+                   f"{draws} draws of {n} samples and a {n} x {n} attention matrix")
     p, f, _ = noisy_sine(n, 0.0, periods=periods)  # (n,), (n,): the clean sine
-    z = np.random.default_rng(rng).standard_normal((draws, n))  # (R, n)
+    z = rng.standard_normal((draws, n))  # (R, n)
     parts = np.empty((3, taus.size, n))
     for t, tau in enumerate(taus):
-        smoothed, A = gaussian_head(f, p, tau)  # (n,), (n, n)
+        with naming("temperatures", "temperature"):
+            smoothed, A = gaussian_head(f, p, tau)  # (n,), (n, n)
         az = z @ A.T  # (R, n): the head's response to every draw at once
         parts[:, t] = smoothed - f, az.mean(axis=0), az.var(axis=0)
     return ErrorParts(p, taus, *parts, draws)
@@ -105,10 +131,8 @@ def region_mask(positions, region) -> np.ndarray:
     -------
     ndarray of bool, shape (n,)
     """
-    if region not in REGIONS:
-        raise ValueError(f"region must be one of {sorted(REGIONS)}, got {region!r}")
-    low, high = REGIONS[region]
-    p = np.asarray(positions)
+    low, high = REGIONS[as_choice(region, "region", REGIONS)]
+    p = as_array(positions, "positions", ndim=1)
     return (p >= low) & (p <= high)
 
 
@@ -129,11 +153,15 @@ def risk(parts: ErrorParts, sigma, region="whole"):
     variance : ndarray, shape (m,)
         Mean over the region of ``variance_i``; ``bias2 + variance`` is the MSE.
     """
+    if not isinstance(parts, ErrorParts):
+        raise TypeError(f"parts must be the ErrorParts of monte_carlo_parts, got {type(parts).__name__}")
     sigma = as_nonnegative_scalar(sigma, "sigma")
     inside = region_mask(parts.positions, region)  # (n,)
-    bias = parts.smooth_bias[:, inside] + sigma * parts.noise_mean[:, inside]  # (m, n_in)
-    variance = sigma**2 * parts.noise_var[:, inside]  # (m, n_in)
-    return (bias**2).mean(axis=1), variance.mean(axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        bias = parts.smooth_bias[:, inside] + sigma * parts.noise_mean[:, inside]  # (m, n_in)
+        variance = sigma * sigma * parts.noise_var[:, inside]  # (m, n_in)
+        out = (bias**2).mean(axis=1), variance.mean(axis=1)
+    return finite_result(out, f"sigma: the error at sigma = {sigma:g} overflows the double range")
 
 
 def expected_risk(n, sigma, temperatures, region="whole", *, periods=1):
@@ -164,18 +192,28 @@ def expected_risk(n, sigma, temperatures, region="whole", *, periods=1):
     taus = as_temperatures(temperatures, "temperatures")
     p, f, _ = noisy_sine(n, 0.0, periods=periods)  # (n,), (n,): the clean sine
     inside = region_mask(p, region)
+    memory.require_matrix(n, n, "n")
     out = np.empty((2, taus.size))
     for t, tau in enumerate(taus):
-        smoothed, A = gaussian_head(f, p, tau)
-        out[:, t] = ((smoothed - f)[inside] ** 2).mean(), sigma**2 * (A[inside] ** 2).sum(axis=1).mean()
+        with naming("temperatures", "temperature"):
+            smoothed, A = gaussian_head(f, p, tau)
+        with np.errstate(over="ignore"):
+            out[:, t] = ((smoothed - f)[inside] ** 2).mean(), sigma * sigma * (A[inside] ** 2).sum(axis=1).mean()
+    finite_result(out, f"sigma: the variance at sigma = {sigma:g} overflows the double range")
     return out[0], out[1]
 
 
 def refined_argmin(temperatures, mse) -> float:
-    """The temperature minimising an error curve, refined between grid points.
+    r"""The temperature minimising an error curve, refined between grid points.
 
     A parabola in ``log tau`` through the smallest value and its two
-    neighbours gives the minimum between grid points.
+    neighbours gives the minimum between grid points: with
+    ``x = log tau``, its vertex is
+
+    .. math:: x^* = x_1 - \frac{(x_1 - x_0)^2 (y_1 - y_2) - (x_1 - x_2)^2 (y_1 - y_0)}
+        {2\,[(x_1 - x_0)(y_1 - y_2) - (x_1 - x_2)(y_1 - y_0)]},
+
+    where the denominator is negative because ``y_1`` is the first smallest value.
 
     Parameters
     ----------
@@ -200,10 +238,12 @@ def refined_argmin(temperatures, mse) -> float:
         raise ValueError("temperatures must increase and match mse in length, with at least 3 values")
     k = int(np.argmin(err))
     if k in (0, taus.size - 1):
-        raise ValueError(f"the minimum is at the end of the temperature grid (tau = {taus[k]:g}); widen it")
+        raise ValueError(f"temperatures: the minimum is at the end of the grid (tau = {taus[k]:g}); widen it")
     x, y = np.log(taus[k - 1 : k + 2]), err[k - 1 : k + 2]
-    a, b, _ = np.polyfit(x, y, 2)
-    return float(np.exp(-b / (2 * a)))
+    y = y / power_of_two(np.abs(y).max())  # exactly, to within (-2, 2): no overflow below
+    numerator = (x[1] - x[0]) ** 2 * (y[1] - y[2]) - (x[1] - x[2]) ** 2 * (y[1] - y[0])
+    denominator = (x[1] - x[0]) * (y[1] - y[2]) - (x[1] - x[2]) * (y[1] - y[0])
+    return float(np.exp(np.clip(x[1] - numerator / (2 * denominator), x[0], x[2])))
 
 
 def leading_bias(temperature, *, periods=1):
@@ -229,6 +269,9 @@ def leading_bias(temperature, *, periods=1):
     interior : float
         The largest size of the interior bias.
     """
-    h = np.sqrt(as_positive_scalar(temperature, "temperature") / 2)
+    h = np.sqrt(as_temperature(temperature, "temperature") / 2)
     omega = 2 * np.pi * as_positive_scalar(periods, "periods")
-    return float(omega * h * np.sqrt(2 / np.pi)), float(h**2 * omega**2 / 2)
+    with np.errstate(over="ignore"):
+        end, interior = omega * h * np.sqrt(2 / np.pi), h * h * omega * omega / 2
+    finite_result((end, interior), "temperature and periods: the bias overflows the double range")
+    return float(end), float(interior)

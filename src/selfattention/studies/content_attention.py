@@ -13,7 +13,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_array, as_count, as_nonnegative_scalar, as_positive_scalar
+from .._validation import (
+    as_array,
+    as_count,
+    as_instance,
+    as_nonnegative_scalar,
+    as_positive_scalar,
+    as_real_scalar,
+    as_rng,
+    as_series,
+    as_weights,
+    power_of_two,
+)
 from ..bilateral import bilateral_head
 from ..head import gaussian_head
 from ..signals import step_sine
@@ -43,6 +54,13 @@ class StepSignals:
     noisy: np.ndarray
     second: np.ndarray
 
+    def __post_init__(self):
+        (p,) = as_series(positions=self.positions)
+        k = as_array(self.jumps, "jumps", ndim=1).size
+        for name in ("clean", "noisy", "second"):
+            if as_array(getattr(self, name), name, ndim=2).shape != (k, p.size):
+                raise ValueError(f"{name} must have shape (len(jumps), len(positions)) = {(k, p.size)}")
+
 
 def step_signals(count, n, sigma, *, jump=1.5, low=0.2, high=0.8, rng=None) -> StepSignals:
     r"""``count`` step sines with jumps at positions drawn uniformly from ``[low, high]``.
@@ -68,7 +86,7 @@ def step_signals(count, n, sigma, *, jump=1.5, low=0.2, high=0.8, rng=None) -> S
     low, high = as_nonnegative_scalar(low, "low"), as_positive_scalar(high, "high")
     if not low < high <= 1:
         raise ValueError(f"low and high must satisfy 0 <= low < high <= 1, got {low!r} and {high!r}")
-    gen = np.random.default_rng(rng)
+    gen = as_rng(rng)
     jumps = gen.uniform(low, high, count)  # (k,)
     seeds = gen.integers(0, 2**63 - 1, size=count)
     ones = [step_signal(n, sigma, jump=jump, at=at, rng=seed) for at, seed in zip(jumps, seeds, strict=True)]
@@ -92,7 +110,7 @@ def step_signal(n, sigma, *, jump=1.5, at=0.5, rng=None) -> StepSignals:
     StepSignals
         Of one signal: ``clean``, ``noisy`` and ``second`` have shape (1, n).
     """
-    seeds = np.random.default_rng(rng).integers(0, 2**63 - 1, size=2)
+    seeds = as_rng(rng).integers(0, 2**63 - 1, size=2)
     (positions, clean, noisy), (_, _, second) = (step_sine(n, sigma, jump=jump, at=at, rng=seed) for seed in seeds)
     return StepSignals(positions, np.array([float(at)]), clean[None], noisy[None], second[None])
 
@@ -109,6 +127,7 @@ def without_steps(signals: StepSignals) -> np.ndarray:
     ndarray, shape (k, n)
         ``sin(2 pi p) + sigma z``, with the ``z`` of ``signals.noisy``.
     """
+    signals = as_instance(signals, "signals", StepSignals)
     steps = signals.clean - np.sin(2 * np.pi * signals.positions)  # (k, n): 0 before each jump, J after
     return signals.noisy - steps
 
@@ -130,7 +149,9 @@ def near_jump(positions, jumps, width=NEAR) -> np.ndarray:
     """
     p = as_array(positions, "positions", ndim=1)
     at = as_array(jumps, "jumps", ndim=1)
-    return np.abs(p[None, :] - at[:, None]) < as_positive_scalar(width, "width")
+    width = as_positive_scalar(width, "width")
+    with np.errstate(over="ignore"):  # an infinite distance is correctly not near
+        return np.abs(p[None, :] - at[:, None]) < width  # (k, n)
 
 
 def region_errors(estimates, signals: StepSignals, width=NEAR) -> dict:
@@ -146,9 +167,15 @@ def region_errors(estimates, signals: StepSignals, width=NEAR) -> dict:
     -------
     dict with keys ``"whole"``, ``"near"``, ``"away"`` -> float
     """
-    err = as_array(estimates, "estimates", ndim=2) - signals.clean  # (k, n)
+    clean = as_instance(signals, "signals", StepSignals).clean  # (k, n)
+    err = as_array(estimates, "estimates", ndim=2)
+    if err.shape != clean.shape:
+        raise ValueError(f"estimates must have the signals' shape {clean.shape}, got {err.shape}")
     near = near_jump(signals.positions, signals.jumps, width)  # (k, n)
-    return {region: float(np.sqrt(np.mean(err[where] ** 2)))
+    if near.all() or not near.any():
+        raise ValueError(f"width {width!r} leaves no token {'away from' if near.all() else 'near'} the jumps")
+    scale = power_of_two(float(np.max(np.abs(err - clean), initial=0.0)))  # squares of err / scale cannot overflow
+    return {region: scale * float(np.sqrt(np.mean(((err - clean)[where] / scale) ** 2)))
             for region, where in (("whole", np.ones_like(near)), ("near", near), ("away", ~near))}
 
 
@@ -165,6 +192,7 @@ def gaussian_outputs(signals: StepSignals, temperature) -> np.ndarray:
     -------
     ndarray, shape (k, n)
     """
+    signals = as_instance(signals, "signals", StepSignals)
     return np.array([gaussian_head(s, signals.positions, temperature)[0] for s in signals.noisy])
 
 
@@ -181,6 +209,7 @@ def bilateral_outputs(signals: StepSignals, temperature, signal_temperature) -> 
     -------
     ndarray, shape (k, n)
     """
+    signals = as_instance(signals, "signals", StepSignals)
     return np.array([bilateral_head(s, signals.positions, temperature, signal_temperature)[0]
                      for s in signals.noisy])
 
@@ -198,7 +227,10 @@ def weight_across(weights, positions, jump, width=NEAR) -> float:
         The queries within ``width`` of the jump are averaged.
     """
     p = as_array(positions, "positions", ndim=1)
-    w = as_array(weights, "weights", ndim=2)
+    w = as_weights(weights, "weights", square=True)
+    if w.shape[0] != p.size:
+        raise ValueError(f"weights must have shape (n, n) for the {p.size} positions, got {w.shape}")
+    jump = as_real_scalar(jump, "jump")
     after = p >= jump  # (n,)
     near = np.abs(p - jump) < as_positive_scalar(width, "width")  # (n,)
     if not near.any():

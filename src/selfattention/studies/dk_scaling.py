@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_count
+from .. import memory
+from .._validation import as_count, as_counts, as_flag, as_rng
 from ..core import attention
 from ..metrics import entropy, jacobian_norm
 
@@ -44,7 +45,8 @@ def standard_normal_vectors(n, d_k, rng=None) -> np.ndarray:
     """
     n = as_count(n, "n")
     d_k = as_count(d_k, "d_k")
-    return np.random.default_rng(rng).standard_normal((n, d_k))
+    memory.require(8 * n * d_k, "n and d_k", f"{n} vectors of dimension {d_k}")
+    return as_rng(rng).standard_normal((n, d_k))
 
 
 def dot_product_std(d_k, n_pairs=4000, rng=None) -> float:
@@ -67,7 +69,8 @@ def dot_product_std(d_k, n_pairs=4000, rng=None) -> float:
         The sample standard deviation of the ``n_pairs`` dot products.
     """
     n_pairs = as_count(n_pairs, "n_pairs", minimum=2)
-    rng = np.random.default_rng(rng)
+    memory.require(24 * n_pairs * as_count(d_k, "d_k"), "n_pairs and d_k", f"{n_pairs} pairs of dimension {d_k}")
+    rng = as_rng(rng)
     q = standard_normal_vectors(n_pairs, d_k, rng)  # (n_pairs, d_k)
     k = standard_normal_vectors(n_pairs, d_k, rng)  # (n_pairs, d_k)
     return float(np.std(np.sum(q * k, axis=1), ddof=1))
@@ -102,8 +105,13 @@ def softmax_sharpness(d_k, *, scaled, n_keys=16, n_queries=500, rng=None):
         Mean over queries of :func:`~selfattention.metrics.jacobian_norm`: how
         much the weights respond to the scores (0 when the softmax is saturated).
     """
+    scaled = as_flag(scaled, "scaled")
     n_keys = as_count(n_keys, "n_keys", minimum=2)
-    rng = np.random.default_rng(rng)
+    n_queries = as_count(n_queries, "n_queries")
+    d_k = as_count(d_k, "d_k")
+    memory.require(8 * (n_queries + n_keys) * d_k + memory.BYTES_PER_ENTRY * (n_queries + n_keys) * n_keys,
+                   "n_queries and n_keys", f"{n_queries} x {n_keys} attention weights of dimension {d_k}")
+    rng = as_rng(rng)
     Q = standard_normal_vectors(n_queries, d_k, rng)  # (n_queries, d_k)
     K = standard_normal_vectors(n_keys, d_k, rng)  # (n_keys, d_k)
     V = np.eye(n_keys)  # (n_keys, n_keys); only the weights are used
@@ -132,12 +140,13 @@ def dk_scaling_experiment(d_ks=DEFAULT_D_K, *, n_keys=16, n_queries=500, n_pairs
         ``max_weight_scaled``, ``entropy_unscaled``, ``entropy_scaled``,
         ``jacobian_unscaled``, ``jacobian_scaled``.
     """
-    dims = np.asarray(d_ks)
-    if dims.ndim != 1 or dims.size == 0:
-        raise ValueError(f"d_ks must be a non-empty 1-D sequence, got {d_ks!r}")
-    rng = np.random.default_rng(rng)
+    dims = as_counts(d_ks, "d_ks")
+    n_keys, n_queries = as_count(n_keys, "n_keys", minimum=2), as_count(n_queries, "n_queries")
+    n_pairs = as_count(n_pairs, "n_pairs", minimum=2)
+    memory.require(8 * (n_queries + n_keys + 3 * n_pairs) * max(dims), "d_ks", f"vectors of dimension {max(dims)}")
+    rng = as_rng(rng)
     rows = []
-    for d_k in dims.tolist():
+    for d_k in dims:
         std = dot_product_std(d_k, n_pairs, rng)
         seed = int(rng.integers(2**32))  # the same draws for both runs
         unscaled = softmax_sharpness(d_k, scaled=False, n_keys=n_keys, n_queries=n_queries, rng=seed)

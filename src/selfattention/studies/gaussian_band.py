@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_array, as_count, as_positive_scalar, as_temperatures
+from .._validation import as_array, as_count, as_temperature, as_temperatures, naming
 from ..head import gaussian_head
 from ..kernel import temperature_to_bandwidth
 
@@ -62,12 +62,13 @@ def attention_row(positions, temperature, row):
         The normalised Gaussian, computed from the formula alone.
     """
     p = as_array(positions, "positions", ndim=1)
-    tau = as_positive_scalar(temperature, "temperature")
+    tau = as_temperature(temperature, "temperature")
     i = as_count(row, "row", minimum=0)
     if i >= p.size:
         raise ValueError(f"row must be below the number of positions {p.size}, got {row!r}")
     weights = band_weights(p, tau)  # (n, n)
-    g = np.exp(-((p - p[i]) ** 2) / tau)  # (n,)
+    with np.errstate(over="ignore", under="ignore"):  # far keys: exp(-inf) = 0
+        g = np.exp(-((p - p[i]) ** 2) / tau)  # (n,)
     return weights[i], g / g.sum()
 
 
@@ -89,6 +90,7 @@ def row_profiles(positions, temperatures, row):
         ``sqrt(tau / 2)``, the standard deviation of each predicted Gaussian.
     """
     taus = as_temperatures(temperatures, "temperatures")
-    rows = [attention_row(positions, tau, row) for tau in taus]
+    with naming("temperatures", "temperature"):
+        rows = [attention_row(positions, tau, row) for tau in taus]
     measured, predicted = (np.array(column) for column in zip(*rows, strict=True))  # (m, n) each
     return measured, predicted, np.array([temperature_to_bandwidth(tau) for tau in taus])

@@ -12,7 +12,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_array, as_positive_scalar, as_projections
+from .. import memory
+from .._validation import (
+    as_array,
+    as_flag,
+    as_instance,
+    as_nonnegative_scalar,
+    as_positive_scalar,
+    as_projections,
+    as_series,
+    finite_result,
+    naming,
+    power_of_two,
+)
 from ..head import positional_features
 from ..kernel import DEFAULT_CANDIDATES, choose_temperature
 from ..learning import learned_head, token_features
@@ -43,6 +55,11 @@ class Engineered:
     loo_loss: float
     best_temperature: float
 
+    def __post_init__(self):
+        as_positive_scalar(self.loo_temperature, "loo_temperature")
+        as_nonnegative_scalar(self.loo_loss, "loo_loss")
+        as_positive_scalar(self.best_temperature, "best_temperature")
+
 
 def engineered(positions, noisy, sigma, *, candidates=DEFAULT_CANDIDATES) -> Engineered:
     """The engineered head's best temperatures for one noisy sine.
@@ -60,9 +77,15 @@ def engineered(positions, noisy, sigma, *, candidates=DEFAULT_CANDIDATES) -> Eng
     -------
     Engineered
     """
-    tau, scores = choose_temperature(noisy, positions, candidates)
+    with naming("noisy", "signal"):
+        tau, scores = choose_temperature(noisy, positions, candidates)
     bias2, variance = expected_risk(len(positions), sigma, TRUTH_TEMPERATURES)
-    return Engineered(tau, float(scores.min()), refined_argmin(TRUTH_TEMPERATURES, bias2 + variance))
+    try:
+        best = refined_argmin(TRUTH_TEMPERATURES, bias2 + variance)
+    except ValueError as exc:
+        raise ValueError(f"sigma: for sigma = {sigma!r} the best temperature lies outside "
+                         f"TRUTH_TEMPERATURES ({exc})") from exc
+    return Engineered(tau, float(scores.min()), best)
 
 
 def learn(positions, noisy, *, sees_value=False, centred=True, **kwargs) -> FitResult:
@@ -79,13 +102,15 @@ def learn(positions, noisy, *, sees_value=False, centred=True, **kwargs) -> FitR
     **kwargs
         Passed to :func:`~selfattention.training.fit_head`.
     """
-    if centred:
-        X = token_features(positions, noisy if sees_value else None)  # (n, 3) or (n, 4)
-    elif sees_value:
+    sees_value, centred = as_flag(sees_value, "sees_value"), as_flag(centred, "centred")
+    if sees_value and not centred:
         raise ValueError("sees_value needs centred features")
-    else:
-        X = positional_features(noisy, positions)[:, 1:]  # (n, 3): [p, p^2, 1]
-    return fit_head(X, noisy, **kwargs)
+    with naming("noisy", "signal", "y"):
+        if centred:
+            X = token_features(positions, noisy if sees_value else None)  # (n, 3) or (n, 4)
+        else:
+            X = positional_features(noisy, positions)[:, 1:]  # (n, 3): [p, p^2, 1]
+        return fit_head(X, noisy, **kwargs)
 
 
 def features_of(fit: FitResult, positions, noisy) -> np.ndarray:
@@ -101,6 +126,8 @@ def features_of(fit: FitResult, positions, noisy) -> np.ndarray:
     -------
     ndarray, shape (n, 3) or (n, 4)
     """
+    fit = as_instance(fit, "fit", FitResult)
+    positions, noisy = as_series(positions=positions, noisy=noisy)
     return token_features(positions, noisy if fit.W_Q.shape[0] == 4 else None)
 
 
@@ -119,7 +146,8 @@ def checkpoint_weights(fit: FitResult, positions, noisy) -> dict:
         Step -> attention matrix, with a zero diagonal.
     """
     X = features_of(fit, positions, noisy)
-    return {t: learned_head(W_Q, W_K, X, noisy, leave_one_out=True)[1] for t, (W_Q, W_K) in fit.checkpoints.items()}
+    with naming("noisy", "y"), naming("fit or positions", "X"):
+        return {t: learned_head(W_Q, W_K, X, noisy, leave_one_out=True)[1] for t, (W_Q, W_K) in fit.checkpoints.items()}
 
 
 def row_gaussians(W_Q, W_K, positions):
@@ -141,16 +169,25 @@ def row_gaussians(W_Q, W_K, positions):
     Returns
     -------
     temperatures : ndarray, shape (n,)
-        :math:`\tau(p_i)`; ``inf`` or negative when the row is not a bump.
+        :math:`\tau(p_i)`; negative when the row is not a bump.
     centres : ndarray, shape (n,)
         :math:`\mu(p_i)`, in positions.
+
+    Raises
+    ------
+    ValueError
+        When a row has :math:`\lambda_2(p_i) = 0` exactly (its score is linear
+        in the key: no temperature), or the temperatures overflow.
     """
     X = token_features(positions)  # (n, 3)
-    W_QK = as_array(W_Q, "W_Q", ndim=2) @ as_array(W_K, "W_K", ndim=2).T  # (3, 3)
-    lam1, lam2 = X @ W_QK[:, 0], X @ W_QK[:, 1]  # (n,) each
-    with np.errstate(divide="ignore"):
+    W_Q, W_K = as_projections(W_Q, W_K, 3)
+    with np.errstate(all="ignore"):  # reported by name below
+        W_QK = W_Q @ W_K.T  # (3, 3)
+        lam1, lam2 = X @ W_QK[:, 0], X @ W_QK[:, 1]  # (n,) each
         tau = -1 / (4 * lam2)
-    return tau, tau * (lam1 - 2 * lam2)
+        centres = tau * (lam1 - 2 * lam2)
+    message = "W_Q, W_K or positions: a row's score is linear in the key (lambda_2 = 0) or overflows"
+    return finite_result(tau, message), finite_result(centres, message)
 
 
 def centred_scores(W_Q, W_K, X) -> np.ndarray:
@@ -169,8 +206,11 @@ def centred_scores(W_Q, W_K, X) -> np.ndarray:
     """
     X = as_array(X, "X", ndim=2)
     W_Q, W_K = as_projections(W_Q, W_K, X.shape[1])
-    E = (X @ W_Q) @ (X @ W_K).T  # (n, n)
-    return E - np.diag(E)[:, None]
+    memory.require_matrix(X.shape[0], X.shape[0], "X", bytes_per_entry=16)
+    with np.errstate(all="ignore"):  # reported by name below
+        E = (X @ W_Q) @ (X @ W_K).T  # (n, n)
+        centred = E - np.diag(E)[:, None]
+    return finite_result(centred, "W_Q, W_K or X: the scores overflow the double range")
 
 
 def reparametrise(W_Q, W_K, G):
@@ -186,11 +226,17 @@ def reparametrise(W_Q, W_K, G):
     -------
     W_Q_G, W_K_G : ndarray, shape (d, d_k)
     """
-    W_Q, W_K = as_projections(W_Q, W_K, np.shape(W_Q)[0])
+    W_Q, W_K = as_projections(W_Q, W_K, as_array(W_Q, "W_Q", ndim=2).shape[0])
     G = as_array(G, "G", ndim=2)
     if G.shape != (W_Q.shape[1],) * 2:
         raise ValueError(f"G must have shape (d_k, d_k) = {(W_Q.shape[1],) * 2}, got {G.shape}")
-    return W_Q @ G, W_K @ np.linalg.inv(G).T  # (d, d_k) each
+    with np.errstate(all="ignore"):  # reported by name below
+        try:
+            pair = W_Q @ G, W_K @ np.linalg.inv(G).T  # (d, d_k) each
+        except np.linalg.LinAlgError as exc:
+            raise ValueError(f"G must be invertible ({exc})") from exc
+    message = "W_Q, W_K or G: the new projections overflow the double range (G nearly singular?)"
+    return finite_result(pair[0], message), finite_result(pair[1], message)
 
 
 def relative_gap(a, b) -> float:
@@ -208,7 +254,10 @@ def relative_gap(a, b) -> float:
     a, b = as_array(a, "a"), as_array(b, "b")
     if a.shape != b.shape or not b.any():
         raise ValueError(f"a and b must have the same shape and b must not be all zero, got {a.shape} and {b.shape}")
-    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+    scale = power_of_two(max(float(np.max(np.abs(a))), float(np.max(np.abs(b)))))  # exact: no norm overflows
+    with np.errstate(all="ignore"):
+        gap = float(np.linalg.norm(a / scale - b / scale) / np.linalg.norm(b / scale))
+    return float(finite_result(gap, "b: it is too small beside a for their ratio to be a double"))
 
 
 def gradient_descent_runs(positions, noisy, learning_rates, *, steps, rng=None) -> list[FitResult]:
@@ -228,6 +277,7 @@ def gradient_descent_runs(positions, noisy, learning_rates, *, steps, rng=None) 
     list of FitResult, one per step size
     """
     rates = as_array(learning_rates, "learning_rates", ndim=1)
-    return [learn(positions, noisy, optimizer="gd", learning_rate=as_positive_scalar(eta, "learning_rates"),
-                  steps=steps, rng=rng) for eta in rates]
+    with naming("noisy", "signal", "y"), naming("learning_rates", "learning_rate"):
+        return [learn(positions, noisy, optimizer="gd", learning_rate=as_positive_scalar(eta, "learning_rates"),
+                      steps=steps, rng=rng) for eta in rates]
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_array
+from .. import memory
+from .._validation import as_flag, as_instance, as_temperatures, finite_result, naming
+from ..learning import BYTES_PER_ENTRY as BACKPROP_BYTES
 from ..learning import learned_head, token_features
 from ..training import FitResult, fit_head
 from .content_attention import StepSignals, bilateral_outputs, gaussian_outputs
@@ -44,11 +46,13 @@ def best_temperatures(signals: StepSignals, temperatures, signal_temperatures):
     bilateral : tuple of float
         The bilateral head's best ``(tau_p, tau_s)``.
     """
-    taus_p = as_array(temperatures, "temperatures", ndim=1)
-    taus_s = as_array(signal_temperatures, "signal_temperatures", ndim=1)
-    gauss = [_second_draw_mse(gaussian_outputs(signals, tau), signals) for tau in taus_p]  # (a,)
-    grid = np.array([[_second_draw_mse(bilateral_outputs(signals, tp, ts), signals) for ts in taus_s]
-                     for tp in taus_p])  # (a, b)
+    _require_memory(signals, count=1)
+    taus_p = as_temperatures(temperatures, "temperatures")
+    taus_s = as_temperatures(signal_temperatures, "signal_temperatures")
+    with naming("temperatures", "temperature"), naming("signal_temperatures", "signal_temperature"):
+        gauss = [_second_draw_mse(gaussian_outputs(signals, tau), signals) for tau in taus_p]  # (a,)
+        grid = np.array([[_second_draw_mse(bilateral_outputs(signals, tp, ts), signals) for ts in taus_s]
+                         for tp in taus_p])  # (a, b)
     a, b = np.unravel_index(np.argmin(grid), grid.shape)
     return float(taus_p[np.argmin(gauss)]), (float(taus_p[a]), float(taus_s[b]))
 
@@ -71,8 +75,8 @@ def head_features(signals: StepSignals, *, content: bool) -> np.ndarray:
     -------
     ndarray, shape (k, n, 5) or (k, n, 3)
     """
-    s = signals.noisy
-    if content:
+    s = as_instance(signals, "signals", StepSignals).noisy
+    if as_flag(content, "content"):
         return token_features(signals.positions, s, signal_square=True)  # (k, n, 5)
     return np.broadcast_to(token_features(signals.positions), (*s.shape, 3))  # (k, n, 3)
 
@@ -93,7 +97,9 @@ def learned_outputs(fit: FitResult, signals: StepSignals, *, content: bool):
     outputs : ndarray, shape (k, n)
     weights : ndarray, shape (k, n, n)
     """
+    fit = as_instance(fit, "fit", FitResult)
     X = head_features(signals, content=content)
+    _require_memory(signals, count=len(X) + 1)  # the k weights returned, and one attention at work
     runs = [learned_head(fit.W_Q, fit.W_K, x, s) for x, s in zip(X, signals.noisy, strict=True)]
     return np.array([out for out, _ in runs]), np.array([w for _, w in runs])
 
@@ -112,6 +118,7 @@ def train_position_head(signals: StepSignals, *, steps=600, learning_rate=0.1, r
     FitResult
     """
     X = head_features(signals, content=False)  # (k, n, 3)
+    _require_memory(signals, count=len(X), bytes_per_entry=BACKPROP_BYTES)
     return fit_head(X, signals.noisy, targets=signals.second, steps=steps, learning_rate=learning_rate, rng=rng)
 
 
@@ -131,11 +138,18 @@ def train_content_head(signals: StepSignals, *, start: FitResult | None = None, 
         As in :func:`~selfattention.training.fit_head`.
     """
     init = None
-    if start is not None:
+    if as_instance(start, "start", FitResult | None) is not None:
         init = [np.vstack([np.zeros((2, w.shape[1])), w]) for w in (start.W_Q, start.W_K)]  # (5, d_k) each
     X = head_features(signals, content=True)  # (k, n, 5)
+    _require_memory(signals, count=len(X), bytes_per_entry=BACKPROP_BYTES)
     return fit_head(X, signals.noisy, targets=signals.second, steps=steps, learning_rate=learning_rate,
                     init=init, rng=rng)
+
+
+def _require_memory(signals, *, count, bytes_per_entry=memory.BYTES_PER_ENTRY) -> None:
+    """Refuse, naming ``signals``, ``count`` (n, n) matrices over the memory limit (:mod:`selfattention.memory`)."""
+    n = as_instance(signals, "signals", StepSignals).positions.size
+    memory.require_matrix(n, n, "signals", count=count, bytes_per_entry=bytes_per_entry)
 
 
 def read_temperatures(fit: FitResult) -> dict:
@@ -151,6 +165,13 @@ def read_temperatures(fit: FitResult) -> dict:
     -------
     dict with keys ``"tau_s from s.s"``, ``"tau_s from 1.s^2"``, ``"tau_p from pt.pt"``, ``"tau_p from 1.pt^2"``
     """
-    W_QK = fit.W_Q @ fit.W_K.T  # (5, 5): rows and columns [s, s^2, pt, pt^2, 1]
-    return {"tau_s from s.s": 2 / W_QK[0, 0], "tau_s from 1.s^2": -1 / W_QK[4, 1],
-            "tau_p from pt.pt": 1 / (2 * W_QK[2, 2]), "tau_p from 1.pt^2": -1 / (4 * W_QK[4, 3])}
+    fit = as_instance(fit, "fit", FitResult)
+    if fit.W_Q.shape[0] != 5:
+        raise ValueError(f"fit must be a head on the 5 tokens [s, s^2, pt, pt^2, 1], got {fit.W_Q.shape[0]} rows")
+    with np.errstate(all="ignore"):  # reported by name below
+        W_QK = fit.W_Q @ fit.W_K.T  # (5, 5): rows and columns [s, s^2, pt, pt^2, 1]
+        read = {"tau_s from s.s": 2 / W_QK[0, 0], "tau_s from 1.s^2": -1 / W_QK[4, 1],
+                "tau_p from pt.pt": 1 / (2 * W_QK[2, 2]), "tau_p from 1.pt^2": -1 / (4 * W_QK[4, 3])}
+    for key, tau in read.items():
+        finite_result(tau, f"fit: its W_Q W_K^T gives no finite {key} (a zero or tiny entry)")
+    return {key: float(tau) for key, tau in read.items()}

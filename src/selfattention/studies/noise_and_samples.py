@@ -17,7 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import as_array, as_count, as_seed
+from .. import memory
+from .._validation import as_array, as_count, as_counts, as_rng, as_seed, naming
 from ..head import gaussian_head
 from ..metrics import effective_neighbours, rmse
 from ..signals import noisy_sine
@@ -62,6 +63,7 @@ def smoothed_sine(n, sigma, temperature, *, periods=1, rng=None) -> SmoothedSine
     -------
     SmoothedSine
     """
+    memory.require_matrix(as_count(n, "n"), n, "n")
     positions, clean, noisy = noisy_sine(n, sigma, periods=periods, rng=rng)
     output, weights = gaussian_head(noisy, positions, temperature)  # (n,), (n, n)
     return SmoothedSine(positions, clean, noisy, output, weights, rmse(noisy, clean), rmse(output, clean))
@@ -106,7 +108,8 @@ def noise_levels(n, sigmas, temperature, *, periods=1, rng=None) -> list[Smoothe
     if levels.size == 0 or (levels < 0).any():
         raise ValueError("sigmas must be a non-empty array of non-negative numbers")
     seed = as_seed(rng)
-    return [smoothed_sine(n, sigma, temperature, periods=periods, rng=seed) for sigma in levels.tolist()]
+    with naming("sigmas", "sigma"):
+        return [smoothed_sine(n, sigma, temperature, periods=periods, rng=seed) for sigma in levels.tolist()]
 
 
 def noise_sweep(n, sigmas, temperature, *, periods=1, rng=None):
@@ -143,10 +146,12 @@ def error_vs_samples(sample_counts, sigma, temperature, *, n_draws=20, periods=1
     rmse_input, rmse_output : ndarray, shape (m,)
         Mean over the draws of the input and output RMSE for each ``N``.
     """
-    counts = [as_count(n, "sample_counts", minimum=2) for n in np.atleast_1d(sample_counts).tolist()]
+    counts = as_counts(sample_counts, "sample_counts", minimum=2)
+    memory.require_matrix(max(counts), max(counts), "sample_counts")
     seeds = _child_seeds(rng, as_count(n_draws, "n_draws"))
-    errors = np.array([[smoothing_errors(n, sigma, temperature, periods=periods, rng=seed)
-                        for seed in seeds] for n in counts])  # (m, n_draws, 2)
+    with naming("sample_counts", "n"):
+        errors = np.array([[smoothing_errors(n, sigma, temperature, periods=periods, rng=seed)
+                            for seed in seeds] for n in counts])  # (m, n_draws, 2)
     mean = errors.mean(axis=1)  # (m, 2)
     return mean[:, 0], mean[:, 1]
 
@@ -168,7 +173,8 @@ def neighbours_vs_samples(sample_counts, temperature) -> np.ndarray:
     -------
     ndarray, shape (m,)
     """
-    counts = [as_count(n, "sample_counts", minimum=2) for n in np.atleast_1d(sample_counts).tolist()]
+    counts = as_counts(sample_counts, "sample_counts", minimum=2)
+    memory.require_matrix(max(counts), max(counts), "sample_counts")
     found = []
     for n in counts:
         _, weights = gaussian_head(np.zeros(n), np.linspace(0.0, 1.0, n), temperature)  # (n, n)
@@ -178,4 +184,4 @@ def neighbours_vs_samples(sample_counts, temperature) -> np.ndarray:
 
 def _child_seeds(rng, k: int) -> list[int]:
     """``k`` seeds drawn from ``rng``: independent noise draws, reproducibly."""
-    return np.random.default_rng(rng).integers(0, 2**63 - 1, size=k).tolist()
+    return as_rng(rng).integers(0, 2**63 - 1, size=k).tolist()

@@ -17,14 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_array
+from .. import memory
+from .._validation import as_array, as_real_scalar, as_series, finite_result
 from ..core import attention, softmax
 from ..metrics import rmse
-
-
-def _as_weight(x, name: str) -> float:
-    value = as_array(x, name, ndim=0)
-    return float(value)
 
 
 def onedim_head(signal, w_q=1.0, w_k=1.0, w_v=1.0, temperature=None):
@@ -49,13 +45,11 @@ def onedim_head(signal, w_q=1.0, w_k=1.0, w_v=1.0, temperature=None):
     weights : ndarray, shape (n, n)
         Row ``i`` holds how much token ``i`` attends to each token.
     """
-    x = as_array(signal, "signal", ndim=1)
-    if x.size == 0:
-        raise ValueError("signal must hold at least one value")
+    (x,) = as_series(signal=signal)
     X = x[:, None]  # (n, 1): each token is one number
-    W_Q = np.array([[_as_weight(w_q, "w_q")]])  # (1, 1)
-    W_K = np.array([[_as_weight(w_k, "w_k")]])  # (1, 1)
-    W_V = np.array([[_as_weight(w_v, "w_v")]])  # (1, 1)
+    w_q, w_k, w_v = (as_real_scalar(w, name) for w, name in ((w_q, "w_q"), (w_k, "w_k"), (w_v, "w_v")))
+    _check_products(x, w_q, w_k, w_v)
+    W_Q, W_K, W_V = np.array([[w_q]]), np.array([[w_k]]), np.array([[w_v]])  # (1, 1) each
     output, weights = attention(X @ W_Q, X @ W_K, X @ W_V, temperature)
     return output[:, 0], weights  # (n,), (n, n)
 
@@ -80,9 +74,32 @@ def strength_sweep(signal, clean, strengths):
     ndarray, shape (m,)
         ``RMSE(output, clean)`` for each strength (see :func:`selfattention.metrics.rmse`).
     """
+    x, truth = as_series(signal=signal, clean=clean)
     cs = as_array(strengths, "strengths", ndim=1)
-    errors = [rmse(onedim_head(signal, w_q=c)[0], clean) for c in cs]
+    if _overflows(np.abs(cs).max(initial=0.0), np.abs(x).max(), np.abs(x).max()):
+        raise ValueError("strengths and signal: a score c x_i x_j overflows the double range")
+    errors = [rmse(onedim_head(x, w_q=c)[0], truth) for c in cs]
     return np.array(errors)  # (m,)
+
+
+def _check_products(x, w_q, w_k, w_v) -> None:
+    """Raise, naming the arguments, if the scores ``w_q w_k x_i x_j`` or values ``w_v x_j`` could overflow."""
+    memory.require_matrix(x.size, x.size, "signal")
+    big = np.abs(x).max()
+    for w, name in ((w_q, "w_q"), (w_k, "w_k")):
+        if _overflows(w, big):
+            raise ValueError(f"signal and {name}: the products {name} x_i overflow the double range")
+    if _overflows(w_q, w_k, big, big):
+        raise ValueError("signal, w_q and w_k: the scores w_q w_k x_i x_j overflow the double range")
+    if _overflows(w_v, big):
+        raise ValueError("signal and w_v: the values w_v x_j overflow the double range")
+
+
+def _overflows(*factors) -> bool:
+    """Whether the product of ``factors`` exceeds the largest double (judged by logarithms, so nothing overflows)."""
+    sizes = [abs(float(f)) for f in factors]
+    margin = 1e-9  # the rounding of the products the head computes: refuse what is this close to the limit
+    return 0.0 not in sizes and sum(np.log(sizes)) > np.log(np.finfo(float).max) - margin
 
 
 def onedim_curve(signal, values, strength, w_v=1.0):
@@ -120,7 +137,12 @@ def onedim_curve(signal, values, strength, w_v=1.0):
     if s.size == 0:
         raise ValueError("signal must hold at least one value")
     x = as_array(values, "values", ndim=1)
-    c, v = _as_weight(strength, "strength"), _as_weight(w_v, "w_v")
-    a = softmax(c * x[:, None] * s[None, :], axis=1)  # (m, n)
+    c, v = as_real_scalar(strength, "strength"), as_real_scalar(w_v, "w_v")
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = c * x[:, None] * s[None, :]  # (m, n)
+    finite_result(scores, "strength, signal or values: the scores overflow the double range")
+    a = softmax(scores, axis=1)  # (m, n)
     mean = a @ s  # (m,)
-    return v * mean, c * v * (a @ s**2 - mean**2)  # (m,), (m,)
+    with np.errstate(over="ignore", invalid="ignore"):
+        g, slope = v * mean, c * v * (a @ s**2 - mean**2)  # (m,), (m,)
+    return finite_result((g, slope), "strength, signal, values or w_v: the curve overflows the double range")

@@ -19,7 +19,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_array, as_positive_scalar
+from .._validation import (
+    as_array,
+    as_counts,
+    as_nonnegative_scalar,
+    as_positive_scalar,
+    as_real_scalar,
+    as_rng,
+    finite_result,
+    naming,
+)
 from .bias_variance import REGIONS, monte_carlo_parts, refined_argmin, risk
 
 #: The grid on which the power laws of the best temperature are measured:
@@ -49,10 +58,26 @@ class PowerLaw:
     n_stderr: float
     sigma_stderr: float
 
+    def __post_init__(self):
+        as_positive_scalar(self.prefactor, "prefactor")
+        for name in ("n_exponent", "sigma_exponent"):
+            as_real_scalar(getattr(self, name), name)
+        for name in ("n_stderr", "sigma_stderr"):
+            as_nonnegative_scalar(getattr(self, name), name)
+
     def __call__(self, n, sigma):
-        """The law's ``tau*`` at ``n`` and ``sigma`` (arrays broadcast)."""
-        n, sigma = np.asarray(n, float), np.asarray(sigma, float)
-        return self.prefactor * n**self.n_exponent * sigma**self.sigma_exponent
+        """The law's ``tau*`` at ``n`` and ``sigma`` (arrays broadcast), both ``> 0``."""
+        n, sigma = _positive(n, "n"), _positive(sigma, "sigma")
+        with np.errstate(over="ignore", under="ignore"):
+            tau = self.prefactor * n**self.n_exponent * sigma**self.sigma_exponent
+        return finite_result(tau, "n and sigma: the law's temperature overflows the double range")
+
+
+def _positive(x, name: str) -> np.ndarray:
+    values = as_array(x, name)
+    if (values <= 0).any():
+        raise ValueError(f"{name} must all be positive")
+    return values
 
 
 def best_temperature_grid(ns, sigmas, temperatures, *, draws=100, periods=1, rng=None):
@@ -74,14 +99,16 @@ def best_temperature_grid(ns, sigmas, temperatures, *, draws=100, periods=1, rng
     dict
         ``{region: ndarray, shape (a, b)}`` for each region of :data:`REGIONS`.
     """
-    sigmas = [as_positive_scalar(s, "sigmas") for s in sigmas]
-    gen = np.random.default_rng(rng)
+    ns = as_counts(ns, "ns", minimum=2)
+    sigmas = [as_positive_scalar(s, "sigmas") for s in as_array(sigmas, "sigmas", ndim=1)]
+    gen = as_rng(rng)
     best = {region: np.empty((len(ns), len(sigmas))) for region in REGIONS}
     for a, n in enumerate(ns):
         parts = monte_carlo_parts(n, temperatures, draws=draws, periods=periods, rng=gen)
         for b, sigma in enumerate(sigmas):
             for region, table in best.items():
-                table[a, b] = refined_argmin(parts.temperatures, sum(risk(parts, sigma, region)))
+                with naming("sigmas", "sigma"):
+                    table[a, b] = refined_argmin(parts.temperatures, sum(risk(parts, sigma, region)))
     return best
 
 
@@ -101,12 +128,19 @@ def fit_power_law(ns, sigmas, best) -> PowerLaw:
         With standard errors ``sqrt(s**2 (X^T X)^-1)`` of the exponents, where
         ``s**2`` is the residual variance on ``a * b - 3`` degrees of freedom.
     """
+    ns, sigmas, best = _positive(ns, "ns"), _positive(sigmas, "sigmas"), _positive(best, "best")
+    if ns.ndim != 1 or sigmas.ndim != 1 or len(set(ns.tolist())) < 2 or len(set(sigmas.tolist())) < 2:
+        raise ValueError("ns and sigmas must be 1-D, each with at least two different values")
     log_n, log_s = np.meshgrid(np.log(ns), np.log(sigmas), indexing="ij")  # (a, b)
-    y = np.log(as_array(best, "best", ndim=2)).ravel()
-    if y.size != log_n.size or y.size < 4:
+    y = np.log(best).ravel()
+    if best.shape != log_n.shape or y.size < 4:
         raise ValueError("best must have shape (len(ns), len(sigmas)) with at least 4 entries")
     X = np.column_stack([np.ones_like(y), log_n.ravel(), log_s.ravel()])  # (a b, 3)
     coef, rss, *_ = np.linalg.lstsq(X, y, rcond=None)
     s2 = float(rss[0]) / (y.size - 3) if rss.size else 0.0
     stderr = np.sqrt(s2 * np.diag(np.linalg.inv(X.T @ X)))  # (3,)
-    return PowerLaw(float(np.exp(coef[0])), float(coef[1]), float(coef[2]), float(stderr[1]), float(stderr[2]))
+    with np.errstate(over="ignore", under="ignore"):
+        prefactor = np.exp(coef[0])
+    if not 0 < prefactor < np.inf:
+        raise ValueError(f"best: the fitted prefactor exp({coef[0]:.4g}) is outside the double range")
+    return PowerLaw(float(prefactor), float(coef[1]), float(coef[2]), float(stderr[1]), float(stderr[2]))

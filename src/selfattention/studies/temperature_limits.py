@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_array, as_temperatures
+from .. import memory
+from .._validation import as_array, as_temperatures, finite_result, naming, power_of_two
 from ..head import gaussian_head
 from ..metrics import distance_from_identity, distance_from_uniform
 
@@ -37,7 +38,11 @@ def head_at_temperatures(signal, positions, temperatures):
     weights : ndarray, shape (m, n, n)
     """
     taus = as_temperatures(temperatures, "temperatures")
-    runs = [gaussian_head(signal, positions, tau) for tau in taus]
+    n = as_array(positions, "positions", ndim=1).size
+    memory.require((8 * taus.size + memory.BYTES_PER_ENTRY) * n * n, "positions and temperatures",
+                   f"{taus.size} matrices of {n} x {n} attention weights")
+    with naming("temperatures", "temperature"):
+        runs = [gaussian_head(signal, positions, tau) for tau in taus]
     outputs, weights = (np.array(column) for column in zip(*runs, strict=True))
     return outputs, weights  # (m, n), (m, n, n)
 
@@ -62,10 +67,15 @@ def temperature_sweep(signal, positions, temperatures):
         ``mean_gap``: ``max |output - mean(signal)|``, 0 when the output is flat.
     """
     s = as_array(signal, "signal", ndim=1)
+    scale = power_of_two(np.abs(s).max(initial=0.0))  # |signal| / scale < 2, exactly
+    mean = np.mean(s / scale) * scale  # so that the sum cannot overflow
     rows = []
     for tau in as_temperatures(temperatures, "temperatures"):  # one (n, n) matrix at a time
-        output, weights = gaussian_head(s, positions, tau)  # (n,), (n, n)
+        with naming("temperatures", "temperature"):
+            output, weights = gaussian_head(s, positions, tau)  # (n,), (n, n)
+        with np.errstate(over="ignore"):
+            gaps = np.max(np.abs(output - s)), np.max(np.abs(output - mean))
         rows.append((distance_from_identity(weights), distance_from_uniform(weights),
-                     np.max(np.abs(output - s)), np.max(np.abs(output - s.mean()))))
+                     *finite_result(gaps, "signal: its gaps to the output overflow the double range")))
     columns = np.array(rows).T  # (4, m)
     return dict(zip(("identity", "uniform", "input_gap", "mean_gap"), columns, strict=True))

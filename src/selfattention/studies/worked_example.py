@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_array
+from .. import memory
+from .._validation import as_array, finite_result
 from ..core import attention
 
 
@@ -59,9 +60,12 @@ def attention_steps(X, W_Q, W_K, W_V) -> dict[str, np.ndarray]:
     for name, w in mats.items():
         if w.shape[0] != X.shape[1]:
             raise ValueError(f"{name} must have {X.shape[1]} rows (d_model), got shape {w.shape}")
-    Q, K, V = X @ mats["W_Q"], X @ mats["W_K"], X @ mats["W_V"]  # (n, d_k), (n, d_k), (n, d_v)
+    memory.require_matrix(X.shape[0], X.shape[0], "X", count=4)  # scores, scaled, weights, and the peak
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported by name
+        Q, K, V = (finite_result(X @ mats[w], f"X and {w}: the product overflows the double range")
+                   for w in ("W_Q", "W_K", "W_V"))  # (n, d_k), (n, d_k), (n, d_v)
+        scores = finite_result(Q @ K.T, "X, W_Q and W_K: the scores overflow the double range")  # (n, n)
     output, weights = attention(Q, K, V)  # (n, d_v), (n, n)
-    scores = Q @ K.T  # (n, n)
     scaled = scores / np.sqrt(Q.shape[1])  # (n, n)
     return {"X": X, "Q": Q, "K": K, "V": V, "scores": scores, "scaled": scaled,
             "weights": weights, "output": output}

@@ -1,0 +1,130 @@
+"""The audit: every public function refuses bad input, naming the caller's argument, and returns no NaN or inf.
+
+For each argument of each public function (``tests/public_api.py``),
+hypothesis draws values of that argument's kind that must be refused:
+NaN and infinities, complex numbers, masked arrays, numeric strings,
+datetimes, booleans, Python ints beyond the doubles, bad seeds, axes,
+masks and mappings (``tests/strategies.py``). The function must raise a
+``ValueError`` or ``TypeError`` (never an ``OverflowError``, ``IndexError``,
+numpy's ``AxisError`` or a ``SeedSequence`` error, and never return), and
+the message must name the argument, not an internal variable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from public_api import NO_USER_DATA, calls, covered, public_callables
+from strategies import (
+    bad_arrays,
+    bad_axes,
+    bad_axes_objects,
+    bad_counts,
+    bad_flags,
+    bad_mappings,
+    bad_masks,
+    bad_regions,
+    bad_rngs,
+    bad_scalars,
+    bad_sequences,
+    bad_strings,
+    bad_symbols,
+    extreme_values,
+)
+
+ARGUMENTS = [(call, name) for call in calls() for name in call.kinds]
+
+
+def bad_values(kind: str, valid):
+    """The strategy of values an argument of ``kind`` (currently ``valid``) must refuse."""
+    if kind in ("array", "scores"):
+        return bad_arrays(valid, neg_inf_ok=kind == "scores")
+    if kind == "temperatures":
+        return bad_arrays(valid) | st.sampled_from(([0.0], [-1.0], [], [5e-324], [[0.1]]))
+    scalars = {"real": (), "positive": (0, -1.0, -0.0), "nonnegative": (-1.0, -1e-300), "temperature": (0, -1, 5e-324)}
+    if kind in scalars:
+        return bad_scalars(*scalars[kind])
+    if kind == "counts":
+        return st.sampled_from(([], "3", [2.5], [True], None, [[3]], np.array([2.0]), [-1], np.ma.masked_array([3])))
+    if kind == "mask":
+        return bad_masks(np.shape(valid))
+    return {"count": bad_counts, "rng": bad_rngs, "flag": bad_flags, "string": bad_strings, "axis": bad_axes,
+            "mapping": bad_mappings, "sequence": bad_sequences, "axes": bad_axes_objects, "region": bad_regions,
+            "symbol": bad_symbols, "instance": st.sampled_from((None, {}, 3, "parts")),
+            "options": st.sampled_from((3, "upper right", ["loc"]))}[kind]
+
+
+def optional(call, argument) -> bool:
+    """Whether None is a valid value of the argument (its default, or said so in the audit's entry)."""
+    func = call.func if inspect.isroutine(call.func) or inspect.isclass(call.func) else call.func.__call__
+    parameter = inspect.signature(func).parameters.get(argument)
+    return argument in call.optional or (parameter is not None and parameter.default is None)
+
+
+def names(message: str, argument: str) -> bool:
+    return re.search(rf"(?<![\w]){re.escape(argument)}(?![\w])", message) is not None
+
+
+def test_every_public_callable_is_audited():
+    """A new public function must get an entry in tests/public_api.py (or a reason to have none)."""
+    assert public_callables() - covered() == set(NO_USER_DATA)
+    assert covered() <= public_callables()
+
+
+@pytest.mark.parametrize("call", calls(), ids=repr)
+def test_the_valid_call_of_the_audit_is_accepted(call):
+    call.func(**call.kwargs)
+
+
+@pytest.mark.parametrize(("call", "argument"), ARGUMENTS, ids=[f"{c.name}-{a}" for c, a in ARGUMENTS])
+@settings(max_examples=12, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_bad_input_is_refused_naming_the_argument(call, argument, data):
+    bad = data.draw(bad_values(call.kinds[argument], call.kwargs.get(argument)), label=argument)
+    assume(not (bad is None and optional(call, argument)))
+    with pytest.raises((ValueError, TypeError)) as caught:
+        call.func(**{**call.kwargs, argument: bad})
+    assert names(str(caught.value), argument), f"{call.name}({argument}={bad!r}): {caught.value}"
+
+
+# --- no silent NaN or inf, over the whole double range ------------------------------------------
+
+NUMERIC = [call for call in calls() if call.numeric]
+
+
+def non_finite(result, path="result"):
+    """Where ``result`` (arrays, numbers, tuples, dicts, dataclasses) holds NaN or inf, or None."""
+    if isinstance(result, np.ndarray) and result.dtype.kind in "fc":
+        return None if np.isfinite(result).all() else path
+    if isinstance(result, float | np.floating | complex):
+        return None if np.isfinite(result) else path
+    if dataclasses.is_dataclass(result):
+        result = dataclasses.asdict(result)
+    if isinstance(result, dict):
+        items = result.items()
+    elif isinstance(result, tuple | list):
+        items = enumerate(result)
+    else:
+        return None
+    return next((bad for key, value in items if (bad := non_finite(value, f"{path}[{key!r}]"))), None)
+
+
+@pytest.mark.parametrize("call", NUMERIC, ids=repr)
+@settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_no_public_function_returns_nan_or_inf_without_raising(call, data):
+    """Each argument valid or drawn from the whole double range: a finite result, or a clear error."""
+    kwargs = {name: data.draw(st.just(value) | extreme_values(call.kinds.get(name, ""), value), label=name)
+              for name, value in call.kwargs.items()}
+    try:
+        result = call.func(**kwargs)
+    except (ValueError, TypeError) as exc:
+        assert any(names(str(exc), name) for name in call.kwargs), f"{call.name}: {exc}"
+        return
+    assert non_finite(result) is None, f"{call.name} returned a non-finite {non_finite(result)}"
