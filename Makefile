@@ -76,13 +76,16 @@ lint: $(VENV_STAMP) ## Check the code with ruff (configured in pyproject.toml) a
 	$(BIN)/ruff check
 	$(BIN)/actionlint -shellcheck=$(BIN)/shellcheck
 
+# Two workers (pytest-xdist), each taking whole test files: the machine the book is built on has two cores.
+PYTEST := $(BIN)/pytest -n 2 --dist loadfile
+
 test-unit: $(VENV_STAMP) ## Run the fast tests (no browser, no book build)
-	$(BIN)/pytest -m "not browser and not slow"
+	$(PYTEST) -m "not browser and not slow"
 
 # The Binder environment (mostly downloads) is installed while the book is built and printed.
 test-browser: $(VENV_STAMP) browser ## Build and print the book, then run the browser and slow tests
 	$(MAKE) --no-print-directory -j2 --output-sync=target pdf binder-env
-	$(BIN)/pytest -m "browser or slow"
+	$(PYTEST) -m "browser or slow" --durations=15
 
 binder-env: $(VENV_STAMP) ## Install binder/ as repo2docker does into .venv-binder (the Binder tests use it)
 	$(BIN)/python -m tools.binder
