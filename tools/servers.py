@@ -85,6 +85,18 @@ class OriginCheckingIdentityProvider(IdentityProvider):
 _ORIGIN_CHECK = f"--ServerApp.identity_provider_class={__name__}.OriginCheckingIdentityProvider"
 
 
+def written_port(info: Path) -> int | None:
+    """The port in a Jupyter server's ``jpserver-<pid>.json``, or None while it is missing or half-written.
+
+    The server creates the file, then writes it: read in between (a loaded machine makes that
+    likelier), it is empty or cut short, which means "not yet", not a failed start.
+    """
+    try:
+        return int(json.loads(info.read_text())["port"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 class JupyterServer:
     """``jupyter server`` on 127.0.0.1 that answers only requests with its token from ``origin``.
 
@@ -134,8 +146,9 @@ class JupyterServer:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"jupyter server exited:\n{self.log.read_text()[-2000:]}")
-            if info.exists():
-                url = f"http://127.0.0.1:{json.loads(info.read_text())['port']}{self.base_url}"
+            port = written_port(info)
+            if port is not None:
+                url = f"http://127.0.0.1:{port}{self.base_url}"
                 try:
                     with urllib.request.urlopen(f"{url}api/status?token={self.token}", timeout=2):
                         return url

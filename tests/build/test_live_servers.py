@@ -30,7 +30,7 @@ from tornado.ioloop import IOLoop
 from tornado.websocket import websocket_connect
 
 from tools import ROOT
-from tools.servers import JupyterServer, StaticServer
+from tools.servers import JupyterServer, StaticServer, written_port
 
 BOOK = "http://127.0.0.1:9"  # the origin the Jupyter server is told the book has
 STOP_TIMEOUT = 60  # s: a loaded 2-core machine
@@ -157,12 +157,24 @@ def test_token_is_in_no_command_line_and_no_log(jupyter, kernel):
 
 # ---- make live ends, and so does everything it started ----
 
+@pytest.mark.parametrize("written", ["", '{"base_url": "/", "po', '{"base_url": "/"}'])
+def test_a_half_written_server_file_means_not_ready_yet(tmp_path, written):
+    """A start was once lost to reading the server's file between its creation and its writing."""
+    info = tmp_path / "jpserver-1.json"
+    assert written_port(info) is None  # not created yet
+    info.write_text(written)
+    assert written_port(info) is None
+    info.write_text('{"base_url": "/", "port": 8899, "token": ""}')
+    assert written_port(info) == 8899
+
+
 def start_live(site: Path) -> tuple[subprocess.Popen, str, str, str]:
     """``python -m tools.live`` serving ``site``, in its own session; it, its site, server and token.
 
-    What is tested is how it ends, not how it starts: a start that fails (once seen in a clean
-    clone's make test, with the other test worker building books) is tried once more, and a
-    second failure reports everything it printed.
+    What is tested is how it ends, not how it starts: a start that fails is tried once more, and a
+    second failure reports everything it printed. (One failed start was seen in a clean clone's
+    make test, with the other test worker building books; the likely cause, reading the server's
+    file half-written, is fixed and tested above.)
     """
     printed = []
     for _ in range(2):
