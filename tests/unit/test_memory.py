@@ -55,6 +55,8 @@ def test_attention_on_20000_tokens_is_refused_before_allocating():
         ("X", lambda p: learning.attention_loss_and_grad(np.ones((3, 2)), np.ones((3, 2)),
                                                             learning.token_features(p), np.zeros(N))),
         ("signals", lambda p: n2n.train_position_head(ca.step_signals(2, N, 0.2, rng=0), steps=1)),
+        ("signals", lambda p: ca.gaussian_outputs(ca.step_signals(2, N, 0.2, rng=0), 0.01)),
+        ("signals", lambda p: ca.bilateral_outputs(ca.step_signals(2, N, 0.2, rng=0), 0.01, 1.0)),
         ("signals", lambda p: n2n.best_temperatures(ca.step_signals(2, N, 0.2, rng=0), [0.01], [1.0])),
         ("X", lambda p: learning.learned_head(np.ones((3, 2)), np.ones((3, 2)), learning.token_features(p),
                                                  np.zeros(N))),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import memory
 from .._validation import (
     as_array,
     as_count,
@@ -179,6 +180,12 @@ def region_errors(estimates, signals: StepSignals, width=NEAR) -> dict:
             for region, where in (("whole", np.ones_like(near)), ("near", near), ("away", ~near))}
 
 
+def _require_memory(signals, *, count, bytes_per_entry=memory.BYTES_PER_ENTRY) -> None:
+    """Refuse, naming ``signals``, ``count`` (n, n) matrices over the memory limit (:mod:`selfattention.memory`)."""
+    n = as_instance(signals, "signals", StepSignals).positions.size
+    memory.require_matrix(n, n, "signals", count=count, bytes_per_entry=bytes_per_entry)
+
+
 def gaussian_outputs(signals: StepSignals, temperature) -> np.ndarray:
     """The engineered position-only (Gaussian) head on every noisy signal.
 
@@ -192,7 +199,7 @@ def gaussian_outputs(signals: StepSignals, temperature) -> np.ndarray:
     -------
     ndarray, shape (k, n)
     """
-    signals = as_instance(signals, "signals", StepSignals)
+    _require_memory(signals, count=1)
     return np.array([gaussian_head(s, signals.positions, temperature)[0] for s in signals.noisy])
 
 
@@ -209,7 +216,7 @@ def bilateral_outputs(signals: StepSignals, temperature, signal_temperature) -> 
     -------
     ndarray, shape (k, n)
     """
-    signals = as_instance(signals, "signals", StepSignals)
+    _require_memory(signals, count=1)
     return np.array([bilateral_head(s, signals.positions, temperature, signal_temperature)[0]
                      for s in signals.noisy])
 

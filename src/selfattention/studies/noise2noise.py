@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import memory
 from .._validation import as_flag, as_instance, as_temperatures, finite_result, naming
 from ..learning import BYTES_PER_ENTRY as BACKPROP_BYTES
 from ..learning import learned_head, token_features
 from ..training import FitResult, fit_head
-from .content_attention import StepSignals, bilateral_outputs, gaussian_outputs
+from .content_attention import StepSignals, _require_memory, bilateral_outputs, gaussian_outputs
 
 
 def best_temperatures(signals: StepSignals, temperatures, signal_temperatures):
@@ -144,12 +143,6 @@ def train_content_head(signals: StepSignals, *, start: FitResult | None = None, 
     _require_memory(signals, count=len(X), bytes_per_entry=BACKPROP_BYTES)
     return fit_head(X, signals.noisy, targets=signals.second, steps=steps, learning_rate=learning_rate,
                     init=init, rng=rng)
-
-
-def _require_memory(signals, *, count, bytes_per_entry=memory.BYTES_PER_ENTRY) -> None:
-    """Refuse, naming ``signals``, ``count`` (n, n) matrices over the memory limit (:mod:`selfattention.memory`)."""
-    n = as_instance(signals, "signals", StepSignals).positions.size
-    memory.require_matrix(n, n, "signals", count=count, bytes_per_entry=bytes_per_entry)
 
 
 def read_temperatures(fit: FitResult) -> dict:
