@@ -4,7 +4,7 @@ myst-nb reads a chapter's outputs from the jupyter-cache with
 ``merge_match_into_notebook``, which fails, and so fails every later build,
 when the record's notebook file is gone ("Notebook file does not exist for
 cache record") or cut short (``NotJSONError``), or when the cache's database
-cannot be read. When the builder starts, :func:`heal_execution_cache` reads
+cannot be read (or the cache's path is a file). When the builder starts, :func:`heal_execution_cache` reads
 every record back with jupyter-cache's ``get_cache_bundle`` (the call that
 would fail) and drops the records it cannot read; a database it cannot read
 is removed with the whole cache. A chapter whose record was dropped is
@@ -71,10 +71,10 @@ def heal_execution_cache(app: Sphinx) -> None:
         for damage in drop_unreadable_records(path):
             logger.info("site_build: dropped a damaged execution cache %s; its chapter will be executed "
                         "again", damage)
-    except DatabaseError as error:
+    except DatabaseError as error:  # also when the cache's path is a file: it has no database
         logger.info("site_build: the execution cache's database is unreadable (%s): emptying %s; every "
                     "chapter will be executed again", type(error).__name__, path)
-        shutil.rmtree(path)
+        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
     except OSError as error:
         raise DamagedCache(f"the execution cache {path} cannot be used ({error}); `make clean` removes "
                            "it (every chapter is then executed again)") from None
