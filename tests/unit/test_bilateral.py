@@ -45,6 +45,22 @@ def test_projections_score_pairs_by_both_distances(sig_pos, tau_p, tau_s):
     np.testing.assert_array_equal(X @ W_V, signal[:, None])
 
 
+#: A dyadic grid and signal: adding 1e6 or 2**30 to them is exact, so the shifted head must equal the head.
+GRID = np.arange(64) / 64
+DYADIC_SIGNAL = np.round(np.sin(2 * np.pi * GRID) * 256) / 256
+
+
+@pytest.mark.parametrize("offset", [1e6, 2.0**30])
+def test_far_from_the_origin_the_bilateral_head_is_still_the_bilateral_filter(offset):
+    """Before centring, the weights were off by 0.07 at 1e6 and by 1.0 at 2**30: the squares cancel in the scores."""
+    tau_p, tau_s = 1e-3, 0.05
+    output, weights = bilateral.bilateral_head(DYADIC_SIGNAL + offset, GRID + offset, tau_p, tau_s)
+    near_output, near_weights = bilateral.bilateral_head(DYADIC_SIGNAL, GRID, tau_p, tau_s)
+    np.testing.assert_allclose(weights, near_weights, rtol=0, atol=1e-12)  # no distance changed
+    np.testing.assert_allclose(output - offset, near_output, rtol=0, atol=1e-13 * offset)
+    np.testing.assert_allclose(near_output, bilateral_filter(DYADIC_SIGNAL, GRID, tau_p, tau_s), rtol=0, atol=1e-12)
+
+
 def test_a_huge_signal_temperature_gives_back_the_gaussian_head():
     p, _, s = sa.noisy_sine(40, 0.3, rng=1)
     output, _ = bilateral.bilateral_head(s, p, 0.01, 1e12)
