@@ -102,11 +102,6 @@ def open_page(browser, server, *, http_cache: bool = False, **context_kw):
     return page
 
 
-def slow_cpu(page, rate: float) -> None:
-    """Run ``page``'s main thread ``rate`` times slower (Chromium's CPU throttling, as Lighthouse's is)."""
-    page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": rate})
-
-
 def visit(page, server, path: str) -> Visit:
     """Load ``path`` (with its ``#fragment``, if any) in ``page`` and record what it cost and showed.
 
