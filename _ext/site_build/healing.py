@@ -4,10 +4,11 @@ myst-nb reads a chapter's outputs from the jupyter-cache with
 ``merge_match_into_notebook``, which fails, and so fails every later build,
 when the record's notebook file is gone ("Notebook file does not exist for
 cache record") or cut short (``NotJSONError``), or when the cache's database
-cannot be read (or the cache's path is a file). When the builder starts, :func:`heal_execution_cache` reads
-every record back with jupyter-cache's ``get_cache_bundle`` (the call that
-would fail) and drops the records it cannot read; a database it cannot read
-is removed with the whole cache. A chapter whose record was dropped is
+cannot be read (a file where the cache's folder should be has none). When the
+builder starts, :func:`heal_execution_cache` reads every record back with
+jupyter-cache's ``get_cache_bundle`` (the call that would fail) and drops
+the records it cannot read; a database it cannot read is removed with the
+whole cache. A chapter whose record was dropped is
 executed again the next time it is read. Anything else that makes the cache
 unusable stops the build with one line that names the cache and the command
 that removes it.
@@ -74,7 +75,10 @@ def heal_execution_cache(app: Sphinx) -> None:
     except DatabaseError as error:  # also when the cache's path is a file: it has no database
         logger.info("site_build: the execution cache's database is unreadable (%s): emptying %s; every "
                     "chapter will be executed again", type(error).__name__, path)
-        shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
     except OSError as error:
         raise DamagedCache(f"the execution cache {path} cannot be used ({error}); `make clean` removes "
                            "it (every chapter is then executed again)") from None

@@ -100,6 +100,12 @@ def bilateral_head(signal, positions, temperature, signal_temperature):
         a_{ij} = \operatorname{softmax}_j\!\Big(-\frac{(p_i - p_j)^2}{\tau_p}
         - \frac{(s_i - s_j)^2}{\tau_s}\Big)
 
+    The scores depend on differences only, so the queries and keys are built
+    from the positions and the signal with the middle of each range moved to
+    0; the values are the signal as given. This keeps the terms of the
+    expanded squares small far from the origin, as in
+    :func:`~selfattention.head.gaussian_head`.
+
     Parameters
     ----------
     signal : array_like, shape (n,)
