@@ -32,17 +32,23 @@ from sphinx.config import Config
 from .paths import PROJECT_ROOT
 
 
-def default_source_date_epoch() -> None:
-    """Use the last commit's time as ``SOURCE_DATE_EPOCH`` if it is unset."""
+def source_date_epoch() -> str | None:
+    """``SOURCE_DATE_EPOCH`` if it is set, else the last commit's time; None outside a git checkout."""
     if os.environ.get("SOURCE_DATE_EPOCH"):
-        return
+        return os.environ["SOURCE_DATE_EPOCH"]
     try:
         result = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=PROJECT_ROOT,
                                 capture_output=True, text=True, check=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
-        return
-    if result.stdout.strip().isdigit():
-        os.environ["SOURCE_DATE_EPOCH"] = result.stdout.strip()
+        return None
+    return result.stdout.strip() if result.stdout.strip().isdigit() else None
+
+
+def default_source_date_epoch() -> None:
+    """Use the last commit's time as ``SOURCE_DATE_EPOCH`` if it is unset."""
+    epoch = source_date_epoch()
+    if epoch is not None:
+        os.environ["SOURCE_DATE_EPOCH"] = epoch
 
 
 def relative_template_paths(app: Sphinx, config: Config) -> None:

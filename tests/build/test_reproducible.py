@@ -30,19 +30,15 @@ from _ext.site_build import reproducible
 from tools import ROOT, SITE, workcopy
 
 
-def site_epoch() -> str:
-    """The ``SOURCE_DATE_EPOCH`` the site here was dated with: the environment's, else the last commit's."""
-    return os.environ.get("SOURCE_DATE_EPOCH") or subprocess.run(
-        ["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-
-
 @pytest.mark.slow
 def test_a_clean_build_elsewhere_equals_the_site_built_here(tmp_path, site_dir, monkeypatch):
     copy = workcopy.copy_tree(ROOT, tmp_path / "another" / "directory")
     workcopy.own_venv(copy, ROOT)
     printed = site_dir / pdf.PDF_NAME  # the same printed book, if the site here has one
     monkeypatch.setenv(pdf.PDF_ENV, str(printed) if printed.is_file() else "")
-    result = workcopy.build(copy, source_date_epoch=site_epoch())
+    epoch = reproducible.source_date_epoch()  # the site here was dated with it
+    assert epoch is not None, "no SOURCE_DATE_EPOCH and no git history to date the site from"
+    result = workcopy.build(copy, source_date_epoch=epoch)
     assert result.ok, result.log[-3000:]
     assert (copy / SITE / "index.html").is_file()
     assert workcopy.differences(site_dir, copy / SITE) == [], (
