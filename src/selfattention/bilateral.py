@@ -20,7 +20,7 @@ import numpy as np
 from . import memory
 from ._validation import as_temperature, finite_result, naming
 from .core import attention
-from .head import centre_positions, gaussian_head_weights, positional_features
+from .head import _centred_on_midrange, centre_positions, gaussian_head_weights, positional_features
 
 #: Names of the five input features, in column order.
 FEATURES = ("s", "s^2", "p", "p^2", "1")
@@ -28,11 +28,6 @@ FEATURES = ("s", "s^2", "p", "p^2", "1")
 SCORE_TERMS = ("position",) * 3 + ("signal",) * 3
 #: The arguments of :func:`bilateral_head` that an overflow of its scores may come from.
 _ALL = "signal, positions, temperature or signal_temperature"
-
-
-def _centre(x: np.ndarray) -> np.ndarray:
-    """``x`` shifted so that the middle of its range is 0 (as :func:`~selfattention.head.centre_positions`)."""
-    return x - (x.min() / 2 + x.max() / 2)  # (n,)
 
 
 def content_features(signal, positions) -> np.ndarray:
@@ -124,7 +119,7 @@ def bilateral_head(signal, positions, temperature, signal_temperature):
     memory.require_matrix(X.shape[0], X.shape[0], "positions")
     # The scores depend on p_i - p_j and s_i - s_j only: the queries and keys see both centred, which
     # keeps the expanded squares' terms small far from the origin (as in gaussian_head).
-    centred = content_features(_centre(X[:, 0]), centre_positions(X[:, 2]))  # (n, 5)
+    centred = content_features(_centred_on_midrange(X[:, 0]), centre_positions(X[:, 2]))  # (n, 5)
     W_Q, W_K, W_V = bilateral_head_weights(temperature, signal_temperature)
     with np.errstate(over="ignore", invalid="ignore"):
         Q = finite_result(centred @ W_Q, f"{_ALL}: the queries overflow the double range")  # (n, 6)

@@ -84,10 +84,14 @@ def centre_positions(positions) -> np.ndarray:
     ndarray, shape (n,)
     """
     (p,) = as_series(positions=positions)
-    low, high = p.min(), p.max()
-    if high / 2 - low / 2 > MAX_SPREAD / 2:
+    if p.max() / 2 - p.min() / 2 > MAX_SPREAD / 2:
         raise ValueError(f"positions must span at most {MAX_SPREAD:g}, so that (p_i - p_j)**2 stays finite")
-    return p - (low / 2 + high / 2)  # (n,)
+    return _centred_on_midrange(p)  # (n,)
+
+
+def _centred_on_midrange(x: np.ndarray) -> np.ndarray:
+    """``x`` (a checked 1-D array) shifted so that the middle of its range, ``(min + max) / 2``, is 0."""
+    return x - (x.min() / 2 + x.max() / 2)  # (n,)
 
 
 def gaussian_head_weights(d_k=3):
