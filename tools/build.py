@@ -2,10 +2,11 @@
 
 Under the book's ``_build/``:
 
-* ``html/``: the published site; with ``.doctrees/`` and ``jupyter_execute/``
-  (Sphinx's environment and myst-nb's executed notebooks) it is the last good
-  build, which the next build starts from; ``.last-good`` marks the three as
-  one build;
+* ``html/``: the published site; with ``.doctrees/``, ``jupyter_execute/``
+  and ``attention_explorer/`` (Sphinx's environment, myst-nb's executed
+  notebooks and the explorer's fallback image, which the environment lists
+  as the smoothing chapter's dependencies) it is the last good build, which
+  the next build starts from; ``.last-good`` marks the four as one build;
 * ``.jupyter_cache/``: the executed notebooks, kept across builds (their
   freshness and repair are ``_ext/site_build``'s);
 * ``staging/``: the build in progress. It starts as a copy of the last good
@@ -48,7 +49,9 @@ from pathlib import Path
 from tools import ROOT, lifetime
 
 BUILD = Path("_build")
-STATE = ("html", ".doctrees", "jupyter_execute")  # what one Sphinx build leaves, besides the cache
+#: What one Sphinx build leaves, besides the cache. A file the environment notes as a page's
+#: dependency must be here: missing from the next build's staging, it makes Sphinx read that page again.
+STATE = ("html", ".doctrees", "jupyter_execute", "attention_explorer")
 CACHE = ".jupyter_cache"
 STAGING = "staging"
 MARK = ".last-good"
@@ -89,7 +92,7 @@ def publish(build: Path) -> None:
                 (build / name).rename(staging / f"old{name}")
             if (staging / name).exists():
                 (staging / name).rename(build / name)
-        (build / MARK).write_text("html, .doctrees and jupyter_execute are one successful build\n")
+        (build / MARK).write_text(f"{', '.join(STATE)} are one successful build\n")
     shutil.rmtree(staging)
 
 
@@ -138,9 +141,23 @@ def failure(result, warnings: list[str]) -> list[str]:
     return ["", f"The build failed with {len(listed)} warning(s) (warnings are errors):", *listed]
 
 
+def without_iri_syntax_checks() -> None:
+    """Keep jsonschema from importing ``rfc3987_syntax``, which takes 1.5 s of every build.
+
+    jupyter-book validates ``_config.yml`` with jsonschema, whose format
+    checkers import ``rfc3987_syntax`` when it is installed (jupyter-events,
+    for ``make live``'s server, asks for it): building its 38 Lark grammars
+    is the largest part of a build with nothing to do. The schemas read here
+    (jupyter-book's configuration, nbformat's) check no ``iri`` format, the
+    only one it serves; jsonschema skips that format without it.
+    """
+    sys.modules.setdefault("rfc3987_syntax", None)  # "import rfc3987_syntax" raises ImportError
+
+
 def sphinx_child(root: Path) -> int:
     """Build into ``_build/staging`` (prepared by the parent); 0 on success."""
     lifetime.exit_with_parent(signal.SIGINT)
+    without_iri_syntax_checks()
     sys.stderr = warnings = WarningLines(sys.stderr)
     result = run_sphinx(root, root / BUILD / STAGING)
     if result == 0:
