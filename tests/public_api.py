@@ -53,7 +53,6 @@ from selfattention.studies import worked_example as we
 
 #: Public names that take no user data, or whose arguments are another library's.
 NO_USER_DATA = {
-    "selfattention.head.gaussian_head_weights": "no arguments",
     "selfattention.memory.get_limit": "no arguments",
     "selfattention.studies.worked_example.example_tokens": "no arguments",
     "selfattention.figures.diagrams.draw_overview": "no arguments",
@@ -115,7 +114,10 @@ def _calls():
              {"signal": a, "positions": a}),
         Call("head.centre_positions", head.centre_positions, {"positions": P}, {"positions": a}),
         Call("head.gaussian_head", head.gaussian_head, {"signal": Y, "positions": P, "temperature": 0.05,
-             "mask": np.ones((6, 6), bool)}, {"signal": a, "positions": a, "temperature": t, "mask": "mask"}),
+             "offset": 0.1, "mask": np.ones((6, 6), bool)},
+             {"signal": a, "positions": a, "temperature": t, "offset": "real", "mask": "mask"}),
+        Call("head.gaussian_head_weights", head.gaussian_head_weights, {"d_k": 3, "offset": -0.2},
+             {"offset": "real"}),
         Call("kernel.nadaraya_watson", kernel.nadaraya_watson, {"x_query": [0.5, 0.7], "x": P, "y": Y,
              "bandwidth": 0.1}, {"x_query": a, "x": a, "y": a, "bandwidth": t}),
         Call("kernel.temperature_to_bandwidth", kernel.temperature_to_bandwidth, {"temperature": 0.1},

@@ -24,20 +24,20 @@ from __future__ import annotations
 import numpy as np
 
 from . import memory
-from ._validation import as_series, as_temperature
+from ._validation import as_real_scalar, as_series, as_temperature
 from .core import attention
 
 #: The largest spread of positions the head (and :mod:`~selfattention.kernel`)
 #: accepts: the squared distances ``(p_i - p_j)**2`` must stay below 1e308.
 MAX_SPREAD = 1e154
 #: The head refuses inputs on which its rounding could move a row of weights by
-#: more than this in total: the bound is ``4 delta (1 - max_j w_ij)``, with
-#: ``delta = 16 eps max|p - p_mid|**2 / tau`` bounding the rounding of every scaled score
-#: (``eps`` the double precision, ``c`` the centre of :func:`centre_positions`;
+#: more than this in total: the bound is ``4 eta (1 - max_j w_ij)``, with
+#: ``eta = 16 eps (max|p - p_mid| + |delta|)**2 / tau`` bounding the rounding of every scaled score
+#: (``eps`` the double precision, ``p_mid`` the centre of :func:`centre_positions`;
 #: see ``_check_rounding``).
 ROUNDING_TOLERANCE = 1e-6
-#: Above this ``delta`` the first-order bound above no longer holds: always refused.
-_MAX_DELTA = 1e-3
+#: Above this ``eta`` the first-order bound above no longer holds: always refused.
+_MAX_ETA = 1e-3
 
 
 def positional_features(signal, positions) -> np.ndarray:
@@ -94,8 +94,8 @@ def _centred_on_midrange(x: np.ndarray) -> np.ndarray:
     return x - (x.min() / 2 + x.max() / 2)  # (n,)
 
 
-def gaussian_head_weights(d_k=3):
-    """The fixed projections of the engineered head.
+def gaussian_head_weights(d_k=3, offset=0.0):
+    r"""The fixed projections of the engineered head.
 
     With ``d_k = 3`` each of the three terms of ``-(p_i - p_j)**2`` gets its
     own dimension::
@@ -110,10 +110,21 @@ def gaussian_head_weights(d_k=3):
     change when one number is added to all its scores: the weights are the
     same.
 
+    An ``offset`` ``delta`` moves the query to ``p_i + delta``; the shift is
+    linear in the token ``[s, p, p**2, 1]`` (its constant rides on the last
+    feature), so the projections stay fixed matrices:
+
+    .. math:: q_i \cdot k_j = -(p_i + \delta - p_j)^2,
+
+    and row ``i``'s weights peak at ``p_j = p_i + delta``: ahead of token
+    ``i`` for ``delta > 0``, behind it for ``delta < 0``.
+
     Parameters
     ----------
     d_k : {3, 2}
         The dimension of the queries and keys.
+    offset : float
+        ``delta``, finite; 0 gives the band centred on the diagonal.
 
     Returns
     -------
@@ -124,12 +135,22 @@ def gaussian_head_weights(d_k=3):
     """
     if isinstance(d_k, bool) or not isinstance(d_k, int | np.integer) or d_k not in (2, 3):
         raise ValueError(f"d_k must be 3 or 2, got {d_k!r}")
+    delta = _as_offset(offset)
     r2 = np.sqrt(2.0)
-    W_Q = np.array([[0, 0, 0], [r2, 0, 0], [0, -1, 0], [0, 0, 1]], dtype=float)
+    # Columns of W_Q: sqrt(2) (p + delta), -(p + delta)**2 = -p**2 - 2 delta p - delta**2, 1.
+    W_Q = np.array([[0, 0, 0], [r2, -2 * delta, 0], [0, -1, 0], [r2 * delta, -delta**2, 1]], dtype=float)
     W_K = np.array([[0, 0, 0], [r2, 0, 0], [0, 0, -1], [0, 1, 0]], dtype=float)
     W_V = np.array([[1], [0], [0], [0]], dtype=float)
-    keep = [0, 1, 2] if d_k == 3 else [0, 2]  # d_k = 2: drop the term -p_i**2 of the query alone
+    keep = [0, 1, 2] if d_k == 3 else [0, 2]  # d_k = 2: drop the term -(p_i + delta)**2 of the query alone
     return W_Q[:, keep], W_K[:, keep], W_V
+
+
+def _as_offset(offset) -> float:
+    """``offset`` as a float, refused by name unless finite and small enough to square."""
+    delta = as_real_scalar(offset, "offset")
+    if abs(delta) > MAX_SPREAD:
+        raise ValueError(f"offset must be at most {MAX_SPREAD:g} in size, so that its square stays finite")
+    return delta
 
 
 def fixed_divisor_weights(temperature):
@@ -159,11 +180,11 @@ def fixed_divisor_weights(temperature):
     return W_Q * (np.sqrt(W_Q.shape[1]) / tau), W_K, W_V
 
 
-def gaussian_head(signal, positions, temperature, *, mask=None):
+def gaussian_head(signal, positions, temperature, *, offset=0.0, mask=None):
     r"""Run the engineered head on a signal: a Gaussian smoother.
 
     .. math:: \text{output}_i = \sum_j a_{ij} s_j, \qquad
-        a_{ij} = \frac{\exp(-(p_i - p_j)^2 / \tau)}{\sum_l \exp(-(p_i - p_l)^2 / \tau)}
+        a_{ij} = \frac{\exp(-(p_i + \delta - p_j)^2 / \tau)}{\sum_l \exp(-(p_i + \delta - p_l)^2 / \tau)}
 
     Parameters
     ----------
@@ -171,6 +192,9 @@ def gaussian_head(signal, positions, temperature, *, mask=None):
     positions : array_like, shape (n,)
     temperature : float
         ``tau > 0``; the kernel's bandwidth is ``sqrt(tau / 2)``.
+    offset : float
+        ``delta``: row ``i``'s band is centred on ``p_i + delta``
+        (:func:`gaussian_head_weights`); 0 by default.
     mask : array_like of bool, shape (n, n), optional
         Passed to :func:`attention`; ``False`` entries get weight 0.
 
@@ -186,33 +210,35 @@ def gaussian_head(signal, positions, temperature, *, mask=None):
         :mod:`selfattention.memory` allows; or if the rounding of the
         expanded square could move the weights by more than
         :data:`ROUNDING_TOLERANCE` (a temperature too small for the spread
-        of the positions).
+        of the positions and the offset).
     """
     tau = as_temperature(temperature, "temperature")
     p = centre_positions(positions)  # (n,): the scores depend on p_i - p_j only
     memory.require_matrix(p.size, p.size, "positions")
     X = positional_features(signal, p)  # (n, 4)
-    W_Q, W_K, W_V = gaussian_head_weights()
+    delta = _as_offset(offset)
+    W_Q, W_K, W_V = gaussian_head_weights(offset=delta)
     output, weights = attention(X @ W_Q, X @ W_K, X @ W_V, tau, mask=mask)
-    _check_rounding(p, tau, weights)
+    _check_rounding(p, tau, weights, delta)
     return output[:, 0], weights  # (n,), (n, n)
 
 
-def _check_rounding(centred, temperature, weights) -> None:
+def _check_rounding(centred, temperature, weights, offset=0.0) -> None:
     r"""Raise unless the rounding of the scores moves every row of ``weights`` by at most :data:`ROUNDING_TOLERANCE`.
 
-    The expanded square adds three terms as large as ``P**2 = max p**2``,
+    The expanded square adds three terms as large as ``P**2``, with
+    ``P = max|p| + |delta|`` bounding ``|p_i + delta|`` and ``|p_j|``,
     each rounded to ``eps`` of its size (``eps`` = 2.2e-16), so every scaled
     score is off by at most
 
-    .. math:: \delta = 16\, \varepsilon P^2 / \tau
+    .. math:: \eta = 16\, \varepsilon P^2 / \tau
 
     (16 covers the roundings of the projections and of the sum; the worst
     case measured over random positions is about 10). Perturbing the scaled
-    scores by at most ``delta`` moves row ``i`` of a softmax by at most
-    ``4 delta (1 - max_j w_ij)`` in total, to first order: rows that attend
-    to a single key (small temperatures) are safe even when ``delta`` is not
-    tiny. Beyond ``delta = 1e-3`` the first order is not trusted.
+    scores by at most ``eta`` moves row ``i`` of a softmax by at most
+    ``4 eta (1 - max_j w_ij)`` in total, to first order: rows that attend
+    to a single key (small temperatures) are safe even when ``eta`` is not
+    tiny. Beyond ``eta = 1e-3`` the first order is not trusted.
 
     Parameters
     ----------
@@ -221,14 +247,18 @@ def _check_rounding(centred, temperature, weights) -> None:
     temperature : float
     weights : ndarray, shape (n, n)
         The head's weights on them.
+    offset : float
+        The head's ``delta``.
     """
-    score_error = 16 * np.finfo(float).eps * np.max(np.abs(centred)) ** 2  # finite: the spread is at most 1e154
-    with np.errstate(over="ignore"):
-        delta = score_error / temperature
-    worst = 4 * delta * float(np.max(1 - weights.max(axis=1))) if delta <= _MAX_DELTA else np.inf
+    largest = np.max(np.abs(centred)) + abs(offset)  # P
+    with np.errstate(over="ignore"):  # a spread near 1e154 with an offset as large: inf, refused
+        score_error = 16 * np.finfo(float).eps * largest**2
+        eta = score_error / temperature
+    worst = 4 * eta * float(np.max(1 - weights.max(axis=1))) if eta <= _MAX_ETA else np.inf
     if worst > ROUNDING_TOLERANCE:
         raise ValueError(
-            f"temperature {temperature:.3g} is too small for positions spanning {2 * np.max(np.abs(centred)):.3g}: "
-            f"the rounding of the expanded square -p_i**2 + 2 p_i p_j - p_j**2 could move the weights by more "
+            f"temperature {temperature:.3g} is too small for positions spanning {2 * np.max(np.abs(centred)):.3g}"
+            + (f" with offset {offset:.3g}" if offset else "")
+            + ": the rounding of the expanded square -p_i**2 + 2 p_i p_j - p_j**2 could move the weights by more "
             f"than {ROUNDING_TOLERANCE:g} (a temperature of {4 * score_error / ROUNDING_TOLERANCE:.3g} or more is safe)"
         )

@@ -5,17 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 from strategies import positions, signals_on_positions, temperatures
 
 import selfattention as sa
 from selfattention.head import fixed_divisor_weights
 
 
-def gaussian_kernel_smoother(signal, positions, temperature):
-    """A Gaussian kernel smoother written directly, with no attention code."""
+def gaussian_kernel_smoother(signal, positions, temperature, offset=0.0):
+    """A Gaussian kernel smoother centred at ``p_i + offset``, written directly, with no attention code."""
     out = np.empty(len(signal))
     for i, p_i in enumerate(positions):
-        k = np.exp(-((p_i - positions) ** 2 - np.min((p_i - positions) ** 2)) / temperature)
+        d2 = (p_i + offset - positions) ** 2
+        k = np.exp(-(d2 - np.min(d2)) / temperature)
         out[i] = np.sum(k * signal) / np.sum(k)
     return out
 
@@ -148,3 +150,53 @@ def test_a_spread_too_wide_for_the_temperature_is_refused_not_rounded():
     output, _ = sa.gaussian_head([1.0, 2.0, 3.0], positions, 1e4)  # as the message says: safe
     np.testing.assert_allclose(output, sa.nadaraya_watson(positions, positions, [1.0, 2.0, 3.0], np.sqrt(5e3))[0],
                                rtol=1e-9)
+
+
+@given(positions, st.floats(-3.0, 3.0))
+def test_an_offset_makes_the_scores_minus_the_squared_distance_from_p_i_plus_delta(p, delta):
+    X = sa.positional_features(np.zeros_like(p), p)
+    W_Q, W_K, _ = sa.gaussian_head_weights(offset=delta)
+    scores = (X @ W_Q) @ (X @ W_K).T  # (n, n)
+    # Each score sums terms as large as P**2 = (max|p| + |delta|)**2, each rounded to eps of its size.
+    scale = (np.abs(p).max() + abs(delta)) ** 2
+    np.testing.assert_allclose(scores, -((p[:, None] + delta - p[None, :]) ** 2), rtol=0, atol=1e-14 * max(scale, 1))
+
+
+@given(signals_on_positions(min_size=2), temperatures, st.floats(-0.5, 0.5))
+def test_the_offset_head_is_a_kernel_smoother_centred_at_p_i_plus_delta(sig_pos, tau, delta):
+    signal, p = sig_pos
+    output, weights = sa.gaussian_head(signal, p, tau, offset=delta)
+    reference = gaussian_kernel_smoother(signal, p, tau, offset=delta)
+    # Weights within the head's rounding guarantee (1e-6 a row), so outputs within 1e-6 max|s|.
+    np.testing.assert_allclose(output, reference, rtol=0, atol=2e-6 * max(np.abs(signal).max(), 1e-300))
+    np.testing.assert_allclose(weights.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+
+
+def test_an_offset_ahead_or_behind_moves_each_row_s_peak_by_delta():
+    p = np.linspace(0.0, 1.0, 101)
+    for delta in (0.2, -0.2):
+        _, weights = sa.gaussian_head(np.zeros_like(p), p, 1e-3, offset=delta)
+        inside = np.abs(p + delta - 0.5) < 0.25  # rows whose p_i + delta is well inside the positions
+        np.testing.assert_allclose(p[weights[inside].argmax(axis=1)], p[inside] + delta, atol=1e-9)
+
+
+def test_offset_zero_is_the_centred_head_exactly():
+    p = np.linspace(-1.0, 2.0, 40)
+    s = np.cos(3 * p)
+    np.testing.assert_array_equal(sa.gaussian_head(s, p, 0.02, offset=0.0)[1], sa.gaussian_head(s, p, 0.02)[1])
+    assert all(np.array_equal(a, b) for a, b in zip(sa.gaussian_head_weights(offset=0.0), sa.gaussian_head_weights(),
+                                                     strict=True))
+
+
+@pytest.mark.parametrize("offset", [np.nan, np.inf, True, "0.1", 1e200])
+def test_a_bad_offset_is_refused_by_name(offset):
+    with pytest.raises((ValueError, TypeError), match="offset"):
+        sa.gaussian_head([0.0, 1.0], [0.0, 1.0], 0.1, offset=offset)
+
+
+def test_an_offset_far_from_the_positions_counts_in_the_rounding_check():
+    """Queries at p_i + delta carry terms as large as delta**2: the refusal covers them, not only the spread."""
+    positions, signal = [0.0, 1e-3], [1.0, 2.0]
+    sa.gaussian_head(signal, positions, 2e3)  # P = 5e-4: safe
+    with pytest.raises(ValueError, match=r"positions spanning 0.001 with offset 1e\+06"):
+        sa.gaussian_head(signal, positions, 2e3, offset=1e6)  # P**2 = 1e12: a row could move by about 3e-6
