@@ -58,6 +58,8 @@ MARK = ".last-good"
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 ESCALATION = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)  # to the child, at each signal received
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+#: Sphinx's ``-j``: pages are read, and so their notebooks executed, in this many processes at once.
+JOBS = max(1, len(os.sched_getaffinity(0)))
 
 
 def prepare_staging(build: Path) -> Path:
@@ -127,7 +129,7 @@ def run_sphinx(root: Path, staging: Path):
     }
     return build_sphinx(root, staging / "html", doctreedir=staging / ".doctrees", noconfig=True,
                         path_config=str(root / "_config.yml"), confoverrides=overrides, builder="html",
-                        warningiserror=True, keep_going=True)
+                        warningiserror=True, keep_going=True, jobs=JOBS)
 
 
 def failure(result, warnings: list[str]) -> list[str]:

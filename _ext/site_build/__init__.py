@@ -16,6 +16,8 @@ A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
   ``SOURCE_DATE_EPOCH`` when it is not set, stable cell ids in the
   downloadable notebooks, a ``.buildinfo`` hash free of the build's
   directory (:mod:`.reproducible`);
+* lets Sphinx read the pages, and so execute their notebooks, in parallel,
+  and write them in one process (:mod:`.parallel`);
 * fails the build (a warning, and warnings are errors) when a page would load
   an asset from another host or embeds ipywidgets state (random model ids),
   or when an absolute path of the build machine leaks into the output
@@ -28,16 +30,19 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from . import checks, failures, freshness, healing, incremental, reproducible
+from . import checks, failures, freshness, healing, incremental, parallel, reproducible
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     reproducible.default_source_date_epoch()
     # Last: after the themes (priority 500) and the book's extensions (page_meta: 900) add absolute templates paths.
     app.connect("config-inited", reproducible.relative_template_paths, priority=999)
+    app.connect("config-inited", parallel.declare_parallel_safety)
+    app.connect("builder-inited", parallel.write_serially)
     # After myst-nb (priority 500) has resolved the jupyter-cache path.
     app.connect("builder-inited", healing.heal_execution_cache, priority=850)
     app.connect("builder-inited", freshness.invalidate_stale_cache, priority=900)
+    app.connect("builder-inited", parallel.create_execution_cache, priority=950)
     app.connect("source-read", freshness.note_dependencies)
     app.connect("doctree-read", failures.stop_at_failed_cell)
     incremental.setup(app)
