@@ -19,7 +19,8 @@ focusable. This extension
   the builder starts (:func:`copy_katex`; sphinxcontrib-katex would link the
   stylesheet from a CDN), before pages are written so that Sphinx's
   ``?v=<checksum>`` is computed from the copy;
-* starts the KaTeX server itself (:func:`start_katex_server`), on a Unix
+* starts the KaTeX server itself, one for each process that writes pages
+  (:func:`server_of_this_process`), on a Unix
   socket as sphinxcontrib-katex does, but connecting only once Node accepts
   connections (sphinxcontrib-katex connects as soon as the socket file
   exists, which Node creates a moment before it listens: on a busy machine
@@ -31,7 +32,10 @@ focusable. This extension
   overflowing out of reach (``static/katex-layout.css``);
 * preloads, on pages with math, the two fonts nearly every formula uses
   (:data:`PRELOADED_FONTS`), so that text set in them does not reflow when
-  they arrive (:func:`preload_fonts`).
+  they arrive (:func:`preload_fonts`);
+* says in the build's log how many formulas it typeset and how long KaTeX
+  took (:func:`report_typesetting`): the one part of writing the pages that
+  runs outside Python.
 
 The LaTeX that live code prints is typeset in the browser, by KaTeX, only
 after the reader starts Live Code: see ``_ext/live_code``.
@@ -41,6 +45,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import socket
 import subprocess
 import tempfile
@@ -68,6 +73,8 @@ RENDERER = "katex_build_time"
 OPTIONS = {"throwOnError": True, "strict": "error", "output": "htmlAndMathml"}
 #: Seconds Node may take to start KaTeX's server on a busy machine (sphinxcontrib-katex: 5).
 STARTUP_TIMEOUT = 60.0
+#: Makes the KaTeX server end with the process that started it (loaded by Node first).
+EXIT_WITH_PARENT = HERE / "exit-with-parent.js"
 #: KaTeX_Main (text, digits, operators) and KaTeX_Math (italic letters).
 PRELOADED_FONTS = ("KaTeX_Main-Regular", "KaTeX_Math-Italic")
 
@@ -97,12 +104,17 @@ def use_katex(app: Sphinx, config: Config) -> None:
     sphinx_katex.KATEX_DEFAULT_OPTIONS.update(OPTIONS)
 
 
+#: Formulas typeset by this process in this build, and the seconds they took.
+TYPESET = {"formulas": 0, "seconds": 0.0}
+
+
 def _located(visitor):
-    """``visitor`` with KaTeX's refusal turned into a warning at the formula's source line."""
+    """``visitor`` with KaTeX's refusal turned into a warning at the formula's source line, and timed."""
     import sphinxcontrib.katex as sphinx_katex
 
     def visit(self, node: nodes.Element) -> None:
-        start = len(self.body)
+        start, clock = len(self.body), time.perf_counter()
+        server_of_this_process()
         try:
             visitor(self, node)
         except sphinx_katex.KaTeXError as err:
@@ -110,28 +122,57 @@ def _located(visitor):
             logger.warning("KaTeX cannot typeset %r: %s", node.astext(), err,
                            location=node, type="katex_math", subtype="formula")
             raise nodes.SkipNode from err
+        finally:
+            TYPESET["formulas"] += 1
+            TYPESET["seconds"] += time.perf_counter() - clock
 
     return visit
 
 
+def report_typesetting(app: Sphinx, exception: Exception | None) -> None:
+    """Log the formulas typeset in this build and KaTeX's time (``build-finished``)."""
+    if app.builder.format == "html" and TYPESET["formulas"]:
+        logger.info("katex_math: typeset %d formulas in %.2f s", TYPESET["formulas"], TYPESET["seconds"])
+
+
 def start_katex_server(app: Sphinx) -> None:
-    """Start sphinxcontrib-katex's server on a Unix socket, before any page is written.
+    """Start this process's KaTeX server before any page is written (``builder-inited``).
 
     After sphinxcontrib-katex's own ``builder-inited`` handler, which names the
-    ``katex.min.js`` the server loads. The server is its ``KaTeXServer``, with
-    its own command line, stopped when the build's process exits, as it stops
-    its own.
+    ``katex.min.js`` the server loads.
     """
+    if app.builder.format == "html":
+        server_of_this_process()
+
+
+#: The process whose server ``KaTeXServer.katex_server`` is.
+_SERVER_PID: int | None = None
+
+
+def server_of_this_process():
+    """sphinxcontrib-katex's ``KaTeXServer`` for this process, started on a Unix socket if it has none.
+
+    Sphinx writes pages in forked processes (``-j``): a child that used the
+    server it inherited would interleave its requests with its siblings' on
+    one socket. Each process gets a server of its own, on first use, started
+    with sphinxcontrib-katex's command line (:data:`EXIT_WITH_PARENT` loaded
+    first) and stopped when the process exits: by ``atexit`` in the main
+    process, and in every case when Node sees the end of its standard input.
+    """
+    global _SERVER_PID
     from sphinxcontrib.katex import KaTeXServer
 
-    if app.builder.format != "html" or KaTeXServer.katex_server is not None:
-        return
+    if _SERVER_PID == os.getpid():
+        return KaTeXServer.katex_server
     rundir = Path(tempfile.mkdtemp(prefix="sphinxcontrib_katex"))
     path = rundir / "katex.sock"
-    process = subprocess.Popen(KaTeXServer.build_command(socket=path), stdin=subprocess.PIPE,
+    node, *rest = KaTeXServer.build_command(socket=path)
+    process = subprocess.Popen([node, "--require", str(EXIT_WITH_PARENT), *rest], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, cwd=rundir)
     KaTeXServer.katex_server = KaTeXServer(rundir, process, connect_when_listening(path, process))
+    _SERVER_PID = os.getpid()
     atexit.register(KaTeXServer.terminate, KaTeXServer.katex_server)
+    return KaTeXServer.katex_server
 
 
 def connect_when_listening(path: Path, process: subprocess.Popen,
@@ -200,4 +241,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", add_stylesheet)
     app.connect("builder-inited", start_katex_server, priority=900)  # after sphinxcontrib-katex's
     app.connect("html-page-context", preload_fonts)
+    app.connect("build-finished", report_typesetting)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
