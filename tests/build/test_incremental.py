@@ -7,13 +7,15 @@ from other sources and is brought to the same ones through failed,
 interrupted, damaged and partial builds. After each, ``work``'s site must be
 byte-identical to ``reference``'s (:func:`tools.workcopy.differences`).
 The tests share ``work`` and leave it as the reference (its sources, a good
-build), in the order they are written.
+build), in the order they are written. A third tiny book, ``rebuilt``, checks
+what a rebuild reads and executes, from Sphinx's and myst-nb's log.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -23,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from tools import ROOT, SITE, workcopy
+from tools.build import ANSI
 
 pytestmark = pytest.mark.slow
 
@@ -138,3 +141,43 @@ def test_after_that_a_damaged_cache_and_lost_doctrees_heal_into_the_clean_site(b
     assert result.log.count("dropped a damaged execution cache record") == 2, result.log[-3000:]
     assert result.executed == {"book/a.md", "book/b.md"}
     assert same_site(reference, work) == []
+
+
+# ---- What a rebuild reads: nothing when nothing changed, only the edited chapter otherwise ----
+
+#: A chapter with what made every rebuild re-read its page once: the explorer, whose fallback image the
+#: environment lists as the page's dependency (it lived in the staging folder, gone at the next build).
+EXPLORER_PAGE = "# Explorer\n\n```{attention-explorer}\n:n: 40\n```\n\n" + CELL_A
+PLAIN_PAGE = "# Plain\n\nSome prose.\n\n" + CHAPTER_B
+READ_LINE = re.compile(r"^reading sources\.\.\. \[\s*\d+%\] (\S+)$", re.M)
+
+
+def pages_read(result: workcopy.BuildResult) -> list[str]:
+    """The documents Sphinx read in this build, from its log."""
+    return READ_LINE.findall(ANSI.sub("", result.log))
+
+
+@pytest.fixture(scope="module")
+def rebuilt(tmp_path_factory):
+    book = workcopy.tiny_book(ROOT, tmp_path_factory.mktemp("rebuilds") / "book",
+                              {"explorer": EXPLORER_PAGE, "plain": PLAIN_PAGE})
+    build(book)
+    return book
+
+
+def test_a_build_with_nothing_changed_reads_and_executes_nothing(rebuilt):
+    result = build(rebuilt)
+    log = ANSI.sub("", result.log)
+    assert pages_read(result) == [] and "updating environment: 0 added, 0 changed, 0 removed" in log, log[-3000:]
+    assert "no targets are out of date" in log, log[-3000:]
+    assert result.executed == set()
+
+
+def test_an_edited_chapter_is_the_only_page_read_and_executed(rebuilt):
+    write_chapter(rebuilt, "plain", PLAIN_PAGE.replace("Some prose.", "Other prose."))
+    prose = build(rebuilt)
+    assert pages_read(prose) == ["book/plain"] and prose.executed == set(), prose.log[-3000:]
+    write_chapter(rebuilt, "plain", PLAIN_PAGE.replace("y = 1", "y = 3"))
+    code = build(rebuilt)
+    assert pages_read(code) == ["book/plain"] and code.executed == {"book/plain.md"}, code.log[-3000:]
+    assert pages_read(build(rebuilt)) == []
