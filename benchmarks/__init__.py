@@ -14,6 +14,25 @@ import time
 from tools import ROOT
 
 
+class GoalMissed(Exception):
+    """Raised by a benchmark's ``main()`` whose measurements miss a goal; carries its results.
+
+    The runner records ``report`` (the Markdown ``main()`` would have
+    returned) with the missed goals, and ``make bench`` exits non-zero.
+    """
+
+    def __init__(self, report: str, missed: list[str]):
+        super().__init__("; ".join(missed))
+        self.report, self.missed = report, missed
+
+
+def check_goals(report: str, missed: list[str]) -> str:
+    """``report``, or :class:`GoalMissed` with it if any goal in ``missed``."""
+    if missed:
+        raise GoalMissed(report, missed)
+    return report
+
+
 def execute_chapter(stem: str) -> float:
     """Seconds to execute ``book/<stem>.md`` in a fresh kernel, kernel start included.
 

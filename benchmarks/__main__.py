@@ -12,7 +12,9 @@ top-level heading). This runner prints each fragment and stores it in
 ``results.md`` between ``<!-- bench:<name> -->`` markers, under a heading
 with the date and the machine it was measured on. Running a subset replaces
 only those sections, so each module's figures stay until it is run again.
-A module that raises is recorded as failed and the runner exits non-zero.
+A module that raises is recorded as failed and the runner exits non-zero; one
+that measured but missed a goal raises :class:`benchmarks.GoalMissed`, whose
+results are recorded with the goals it missed, and the runner exits non-zero.
 """
 
 from __future__ import annotations
@@ -59,11 +61,16 @@ def machine() -> str:
 
 def run_one(name: str) -> tuple[str, bool]:
     """Import ``benchmarks.bench_<name>``, call ``main()``: (markdown, succeeded)."""
+    from benchmarks import GoalMissed
+
     print(f"== bench_{name}", flush=True)
     try:
         module = importlib.import_module(f"benchmarks.bench_{name}")
         text = module.main()
         return (text or "(no results returned)").strip(), True
+    except GoalMissed as missed:
+        goals = "\n".join(f"- {goal}" for goal in missed.missed)
+        return f"{missed.report.strip()}\n\n**Goals missed:**\n\n{goals}", False
     except Exception:  # record the failure, run the others
         trace = traceback.format_exc()
         print(trace, file=sys.stderr, flush=True)

@@ -11,6 +11,7 @@ that never touches the original's ``_build/``. Usage::
     workcopy.own_venv(copy, ROOT)    # optional: a .venv of its own, at the copy's path
     result = workcopy.build(copy)    # make build, in the copy
     result.ok, result.seconds, result.executed   # {"book/smoothing.md", ...}
+    result.lines                     # [(seconds since the start, line of the log), ...]
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -36,8 +38,9 @@ EPOCH = "0"
 class BuildResult:
     returncode: int
     seconds: float
-    log: str
+    log: str  # stdout and stderr, interleaved as they came
     execution_seconds: dict[str, float]  # {source relative to the copy: seconds its notebook ran}
+    lines: list[tuple[float, str]] = dataclasses.field(default_factory=list)  # (seconds since the start, line)
 
     @property
     def ok(self) -> bool:
@@ -100,16 +103,32 @@ def _link_or_copy(source: str, target: str) -> None:
 
 
 def build(copy: Path, *, source_date_epoch: str = EPOCH, timeout: float = 1200) -> BuildResult:
-    """Run ``make build`` in ``copy``; the kernels import the copy's ``src/``."""
+    """Run ``make build`` in ``copy``; the kernels import the copy's ``src/``.
+
+    Each line of the log is stamped with the seconds since the start when it
+    arrived (``make bench`` times the build's phases from them).
+    """
     env = {**os.environ, "SOURCE_DATE_EPOCH": source_date_epoch, "PYTHONPATH": str(copy / "src")}
     env.pop("MAKEFLAGS", None)
     command = ["make", "--no-print-directory", *(f"--old-file={s}" for s in STAMPS), "build"]
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
+    make = subprocess.Popen(command, cwd=copy, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    timer = threading.Timer(timeout, make.kill)
+    timer.start()
+    try:
+        lines = [(time.perf_counter() - start, line.rstrip("\n")) for line in make.stdout]
+        returncode = make.wait()
+    finally:
+        timed_out = not timer.is_alive()
+        timer.cancel()
+        make.stdout.close()
     seconds = time.perf_counter() - start
-    log = done.stdout + done.stderr
+    log = "".join(f"{line}\n" for _, line in lines)
+    if timed_out:
+        raise subprocess.TimeoutExpired(command, timeout, output=log)
     execution = {_relative(m["path"], copy): float(m["seconds"]) for m in EXECUTED.finditer(log)}
-    return BuildResult(done.returncode, seconds, log, execution)
+    return BuildResult(returncode, seconds, log, execution, lines)
 
 
 def _relative(path: str, copy: Path) -> str:
