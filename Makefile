@@ -55,9 +55,12 @@ browser: ## Make sure a Chromium is available for the browser tests
 build: $(VENV_STAMP) $(NPM_STAMP) ## Build the site into _build/html (warnings are errors; a failed build publishes nothing)
 	$(BIN)/python -m tools.build
 
-# The single-page build shares the HTML build's execution cache and doctrees; the site is
-# then rebuilt with BOOK_PDF, which copies the PDF into it and links it from every page.
+# The HTML build executes the chapters, one process per core, into the execution cache; the
+# single-page build (jupyter-book's, which reads in one process) then takes every chapter's outputs
+# from that cache. The site is then rebuilt with BOOK_PDF, which copies the PDF into it and links
+# it from every page.
 pdf: $(VENV_STAMP) $(NPM_STAMP) browser ## Print the book to _build/pdf/ (Chromium) and build the site linking it
+	$(MAKE) --no-print-directory build
 	$(BIN)/jupyter-book build . --builder singlehtml --warningiserror --nitpick --keep-going
 	$(BIN)/python -m tools.pdf --site _build/singlehtml --out $(PDF)
 	BOOK_PDF=$(PDF) $(MAKE) --no-print-directory build

@@ -58,8 +58,19 @@ MARK = ".last-good"
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 ESCALATION = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)  # to the child, at each signal received
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-#: Sphinx's ``-j``: pages are read, and so their notebooks executed, in this many processes at once.
-JOBS = max(1, len(os.sched_getaffinity(0)))
+#: Sets Sphinx's ``-j`` (default: one process per core): pages are read, and their notebooks executed,
+#: in this many processes at once. The site does not depend on it (``tests/build/test_reproducible.py``).
+JOBS_ENV = "BOOK_BUILD_JOBS"
+
+
+def jobs() -> int:
+    """The number of processes that read pages: ``$BOOK_BUILD_JOBS``, or one per core this process may use."""
+    value = os.environ.get(JOBS_ENV, "").strip()
+    if not value:
+        return max(1, len(os.sched_getaffinity(0)))
+    if not value.isdigit() or int(value) < 1:
+        raise SystemExit(f"{JOBS_ENV} must be a whole number of processes, 1 or more; got {value!r}")
+    return int(value)
 
 
 def prepare_staging(build: Path) -> Path:
@@ -129,7 +140,7 @@ def run_sphinx(root: Path, staging: Path):
     }
     return build_sphinx(root, staging / "html", doctreedir=staging / ".doctrees", noconfig=True,
                         path_config=str(root / "_config.yml"), confoverrides=overrides, builder="html",
-                        warningiserror=True, keep_going=True, jobs=JOBS)
+                        warningiserror=True, keep_going=True, jobs=jobs())
 
 
 def failure(result, warnings: list[str]) -> list[str]:
@@ -216,6 +227,7 @@ def say(*lines: str) -> None:
 def build(root: Path = ROOT) -> int:
     """Build, publish on success, and say what happened; the exit status."""
     build_dir = root / BUILD
+    jobs()  # a bad BOOK_BUILD_JOBS is refused before anything is staged
     relay = Relay()
     try:
         prepare_staging(build_dir)

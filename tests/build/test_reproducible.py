@@ -8,7 +8,10 @@ the two sites file by file; a difference is reported with the file and its
 first differing line. The site here is the one ``make test`` built (after
 the single-page build that printed the book, with a warm execution cache),
 the copy's is built from nothing: so the test also checks that a build
-that reuses what an earlier one left equals a clean one. The fast tests
+that reuses what an earlier one left equals a clean one. The copy reads its
+pages in one process, the site here in one per core (``tools.build.jobs``):
+so the site does not depend on how many processes read it, or on the
+machine's cores. The fast tests
 check that report, that a copy's ``.venv`` really lives at the copy's path,
 and the one setting that made the site depend on it (the themes' templates
 paths, hashed into ``.buildinfo``).
@@ -27,7 +30,7 @@ from sphinx.config import Config
 
 from _ext.publish import pdf
 from _ext.site_build import reproducible
-from tools import ROOT, SITE, workcopy
+from tools import ROOT, SITE, build, workcopy
 
 
 @pytest.mark.slow
@@ -36,6 +39,7 @@ def test_a_clean_build_elsewhere_equals_the_site_built_here(tmp_path, site_dir, 
     workcopy.own_venv(copy, ROOT)
     printed = site_dir / pdf.PDF_NAME  # the same printed book, if the site here has one
     monkeypatch.setenv(pdf.PDF_ENV, str(printed) if printed.is_file() else "")
+    monkeypatch.setenv(build.JOBS_ENV, "1")  # the site here was read by one process per core
     epoch = reproducible.source_date_epoch()  # the site here was dated with it
     assert epoch is not None, "no SOURCE_DATE_EPOCH and no git history to date the site from"
     result = workcopy.build(copy, source_date_epoch=epoch)
@@ -100,3 +104,14 @@ def test_the_buildinfo_hash_does_not_depend_on_the_books_directory(tmp_path):
     first, second = tmp_path / "first", tmp_path / "another" / "directory"
     assert buildinfo_hash(first, first / theme) == buildinfo_hash(second, second / theme)
     assert buildinfo_hash(first, first / theme) != buildinfo_hash(first, first / theme.replace("3.11", "3.12"))
+
+
+def test_the_processes_that_read_pages_are_one_per_core_unless_set(monkeypatch):
+    monkeypatch.delenv(build.JOBS_ENV, raising=False)
+    assert build.jobs() == len(os.sched_getaffinity(0))
+    monkeypatch.setenv(build.JOBS_ENV, "3")
+    assert build.jobs() == 3
+    for bad in ("0", "-1", "two", "1.5"):
+        monkeypatch.setenv(build.JOBS_ENV, bad)
+        with pytest.raises(SystemExit, match=f"BOOK_BUILD_JOBS must be a whole number.*{bad!r}"):
+            build.jobs()
