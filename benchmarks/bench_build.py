@@ -73,7 +73,7 @@ def phases(result: workcopy.BuildResult) -> dict[str, float]:
     timed = {name: 0.0 for name, _ in PHASES}
     timed.update({name: end - start for (name, start), end in zip(starts, ends, strict=True)})
     katex = KATEX.search(result.log)
-    timed["KaTeX (part of writing pages)"] = float(katex[2]) if katex else 0.0
+    timed["KaTeX (part of writing pages)"] = float(katex[2]) if katex else float("nan")  # not logged: unknown
     timed["notebooks executed (summed over chapters)"] = sum(result.execution_seconds.values())
     timed["total"] = result.seconds
     return timed
@@ -143,6 +143,11 @@ def goals_missed(runs, chapter) -> tuple[list[str], list[str]]:
     return rows, missed
 
 
+def _seconds(value: float) -> str:
+    """A median in the phase table; a dash where the build did not log it (an older checkout's KaTeX)."""
+    return "–" if value != value else f"{value:.1f}"
+
+
 def report(runs, chapter) -> tuple[str, list[str]]:
     goal_rows, missed = goals_missed(runs, chapter)
     missed += surprises(runs, chapter)
@@ -151,7 +156,7 @@ def report(runs, chapter) -> tuple[str, list[str]]:
              f"Where the time goes, median seconds of {REPEATS} runs (edits to `{chapter}`, the slowest notebook):",
              "", "| phase | " + " | ".join(KINDS) + " |", "|---|" + "---:|" * len(KINDS)]
     for name in table[KINDS[0]]:
-        lines.append(f"| {name} | " + " | ".join(f"{table[kind][name]:.1f}" for kind in KINDS) + " |")
+        lines.append(f"| {name} | " + " | ".join(_seconds(table[kind][name]) for kind in KINDS) + " |")
     clean = runs["clean build"]
     per_chapter = {stem: statistics.median(r.execution_seconds.get(stem, 0.0) for r in clean)
                    for stem in sorted(clean[0].execution_seconds)}
