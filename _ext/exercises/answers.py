@@ -65,7 +65,8 @@ def expected_rows(text: str) -> tuple[list[list[float]], bool]:
     if any(len(row) != len(rows[0]) for row in rows) or not all(_finite_number(x) for row in rows for x in row):
         raise ValueError(f"the glued value {text[:60]!r} is not a rectangular matrix of finite numbers")
     if len(rows) > MAX_SIDE or len(rows[0]) > MAX_SIDE:
-        raise ValueError(f"the glued matrix is {len(rows)} x {len(rows[0])}: a box takes at most {MAX_SIDE} x {MAX_SIDE}")
+        raise ValueError(f"the glued matrix is {len(rows)} x {len(rows[0])}: "
+                         f"a box takes at most {MAX_SIDE} x {MAX_SIDE}")
     return [[float(x) for x in row] for row in rows], True
 
 
@@ -141,7 +142,8 @@ def depart_answer_box(self, node: answer_box) -> None:
     if node["matrix"]:
         cells = "".join(_input(f"{ident}-{r}-{c}", f"row {r + 1}, column {c + 1}")
                         for r in range(len(rows)) for c in range(len(rows[0])))
-        fields = (f'<div class="answer-box-grid" style="grid-template-columns: repeat({len(rows[0])}, minmax(4.5em, 8em))">'
+        columns = f"repeat({len(rows[0])}, minmax(4.5em, 8em))"
+        fields = (f'<div class="answer-box-grid" style="grid-template-columns: {columns}">'
                   f"{cells}</div></fieldset>")
     else:
         fields = _input(f"{ident}-0-0") + "</div>"
@@ -157,7 +159,9 @@ def depart_answer_box(self, node: answer_box) -> None:
 
 def visit_answer_label(self, node: answer_label) -> None:
     box = node.parent
-    self.body.append("<legend>" if box["matrix"] else f'<label for="{box["ids"][0]}-0-0">')
+    # A label that is only math has no text for tools that do not read MathML: words first, off screen.
+    self.body.append("<legend>" if box["matrix"] else
+                     f'<label for="{box["ids"][0]}-0-0"><span class="answer-box-sr">Your answer, </span>')
 
 
 def depart_answer_label(self, node: answer_label) -> None:

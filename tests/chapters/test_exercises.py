@@ -25,7 +25,8 @@ from tools import toc
 #: The kinds of exercise, from the quickest to the most open; a chapter's exercises follow this order.
 KINDS = ("Check", "Compute", "Predict, then run", "Open question")
 LIVE = "Predict, then run"
-EXERCISE = re.compile(r"^```\{exercise-start\} ([^\n]+)\n:label: (\S+)\n```\n(.*?)^```\{exercise-end\}\n```", re.S | re.M)
+EXERCISE = re.compile(r"^```\{exercise-start\} ([^\n]+)\n:label: (\S+)\n```\n(.*?)^```\{exercise-end\}\n```",
+                      re.S | re.M)
 SOLUTION = re.compile(r"^```\{solution-start\} (\S+)\n```\n(.*?)^```\{solution-end\}\n```", re.S | re.M)
 #: Chapters listed in the toc before the notation page that have no exercises yet (none now).
 WITHOUT_EXERCISES_YET: set[str] = set()
@@ -90,7 +91,7 @@ def test_a_live_exercise_has_a_cell_to_change_and_says_how_to_make_it_live(stem)
 
 @pytest.mark.parametrize("stem", chapters_with_exercises())
 def test_every_glued_answer_is_asserted_by_the_chapters_test(stem):
-    exact, prefixes = glued_names(stem)
+    exact, _ = glued_names(stem)
     section = exercises_section(stem)
     names = {name for name in exact if name.startswith("ex-") and name in section}
     assert names, f"{stem}: its exercises glue nothing"
