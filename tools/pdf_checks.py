@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import re
+import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -200,8 +201,9 @@ def check_pdf(pdf: Path, expected: Expected) -> list[str]:
                  for caption in expected.explorers if caption not in flat]
     problems += [f"figure {n} is not printed (no caption 'Fig. {n}')" for n in expected.figures
                  if not re.search(rf"Fig\. {re.escape(n)}\b", text)]
+    readable = unicodedata.normalize("NFKC", flat)  # the PDF's text holds ligatures: "ﬁxed" for "fixed"
     for title, words in expected.solutions:
-        if title not in flat or words not in flat:
+        if title not in readable or unicodedata.normalize("NFKC", words) not in readable:
             problems.append(f"the solution {title!r} is not printed (or not its words {words!r})")
     for pattern in RAW_TEX:
         problems += [f"raw TeX printed: {m.group(0)!r}" for m in re.finditer(pattern, text)][:3]

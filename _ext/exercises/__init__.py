@@ -58,6 +58,21 @@ CSS_FILE = "exercises.css"
 JS_FILE = "answer-box.js"
 
 
+def html_handlers_for_singlehtml(app: Sphinx) -> None:
+    """Let the single-page builder write every node the HTML builder writes (``builder-inited``).
+
+    Sphinx takes a builder's node handlers from those registered under its
+    name, and falls back to its format's ("html") only when there are none.
+    sphinx-exercise registers handlers for "singlehtml", so every other
+    extension's html-only nodes (myst-nb's hidden cells, the book's) became
+    unknown to ``make pdf``'s build. The single page gets html's handlers,
+    overridden by its own.
+    """
+    handlers = app.registry.translation_handlers
+    if app.builder.name == "singlehtml" and "singlehtml" in handlers:
+        handlers["singlehtml"] = {**handlers.get("html", {}), **handlers["singlehtml"]}
+
+
 def add_static_path(app: Sphinx) -> None:
     app.config.html_static_path.append(str(STATIC))
 
@@ -76,6 +91,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("sphinx_exercise")  # its nodes first: solutions.setup overrides their HTML
     answers.setup(app)
     solutions.setup(app)
+    app.connect("builder-inited", html_handlers_for_singlehtml)
     app.connect("builder-inited", add_static_path)
     app.connect("html-page-context", add_assets)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
