@@ -5,6 +5,9 @@
   title must also be the topmost line of its page);
 * every numbered figure ("Fig. 5.1") with its image, and the explorer's
   static figure;
+* every solution of the exercises, by its title ("Solution to Exercise 4.2")
+  and a run of its words (the single-page build gathers them, open, at the
+  end of each chapter: ``_ext/exercises``), so that none is lost closed;
 * no untypeset TeX (``\\(``, ``$$``, ``$\\sigma$`` ...): math is typeset;
 * nothing that only works on the web page: no launch menu, no sliders, no
   buttons, no sentence about them (chapters mark such prose ``screen-only``).
@@ -18,6 +21,8 @@ from __future__ import annotations
 import dataclasses
 import html
 import re
+import unicodedata
+from html.parser import HTMLParser
 from pathlib import Path
 
 from tools import toc
@@ -26,7 +31,7 @@ from tools import toc
 #: "samples" and "launch" occur in the book's prose).
 WEB_ONLY = ("Noise σ", "Temperature τ (log scale)", "Samples N", "Best τ (leave-one-out)", "Copy to clipboard",
             "Show code cell", "Hide code cell", "Toggle hidden content", "Live Code", "Binder", "rocket",
-            "Turn on JavaScript", "Drag the sliders", "make live")
+            "Turn on JavaScript", "Drag the sliders", "make live", "Check your answer")
 #: TeX left as text: delimiters, or a ``$...$`` holding a command. (Package docstrings printed in
 #: code listings hold ``.. math::`` TeX without delimiters, which is not math to typeset.)
 RAW_TEX = (r"\\\(", r"\\\)", r"\\\[", r"\\\]", r"\$\$", r"\$[^$\n]{0,60}\\[A-Za-z]+[^$\n]{0,60}\$")
@@ -39,6 +44,7 @@ class Expected:
     chapters: list[str]  # "1. Introduction", in reading order
     figures: list[str]  # the figures' numbers, "5.1"
     explorers: list[str]  # the captions of the explorers' static figures (one image each, no number)
+    solutions: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (title, words of its prose)
 
 
 def _text(fragment: str) -> str:
@@ -57,25 +63,78 @@ def _explorers(page: str) -> list[str]:
     return [_text(re.sub(r'<span class="screen-only">.*?</span>', "", c, flags=re.S)) for c in captions]
 
 
+#: A solution (``_ext/exercises``): ``<details>`` on the web pages, an open ``<div>`` in the single page.
+SOLUTION = re.compile(r'<(?:details|div) class="solution admonition" id="([^"]+)">\s*'
+                      r'<(?:summary|p) class="admonition-title">(.*?)</(?:summary|p)>', re.S)
+#: The words compared with the PDF's text: enough to be one solution's, few enough to stay on one page.
+SOLUTION_WORDS = 6
+
+
+class _ProseRuns(HTMLParser):
+    """The text runs of an HTML fragment between its formulas (KaTeX) and code cells, which are skipped."""
+
+    SKIPPED = ("katex", "cell")
+
+    def __init__(self):
+        super().__init__()
+        self.runs, self._depth = [""], 0
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        if self._depth or any(name in classes for name in self.SKIPPED):
+            self._depth += 1
+            if self._depth == 1:
+                self.runs.append("")
+
+    def handle_endtag(self, tag):
+        if self._depth:
+            self._depth -= 1
+
+    def handle_data(self, data):
+        if not self._depth:
+            self.runs[-1] += data
+
+
+def _prose_words(fragment: str) -> str:
+    """The first :data:`SOLUTION_WORDS` words of the longest run of a solution's prose between formulas."""
+    parser = _ProseRuns()
+    parser.feed(fragment)
+    runs = [re.sub(r"\s+", " ", html.unescape(run)).strip(" ,.;:)") for run in parser.runs]
+    return " ".join(max(runs, key=lambda run: len(run.split())).split()[:SOLUTION_WORDS])
+
+
+def _solutions(page: str) -> list[tuple[str, str]]:
+    """(title, words) of every solution of a page: "Solution to Exercise 4.2", and words of its prose."""
+    found = []
+    for match in SOLUTION.finditer(page):
+        title = _text(match.group(2))
+        numbered = re.match(r"Solution to Exercise [\d.]+", title)
+        content = re.search(rf'<section id="{re.escape(match.group(1))}-content">(.*?)</section>', page[match.end():],
+                            re.S)
+        found.append((numbered.group(0) if numbered else title, _prose_words(content.group(1) if content else "")))
+    return found
+
+
 def expected_from_single_page(page: str, documents: list[str] | None = None) -> Expected:
     """The chapters (the toc's documents after the root) and figures of the single-page build's page."""
     chapters = []
     for doc in (documents or toc.documents())[1:]:
         found = re.search(rf'<span id="document-{re.escape(doc)}"></span>.*?<h[1-6][^>]*>(.*?)</h[1-6]>', page, re.S)
         chapters.append(_text(found.group(1)) if found else f"<{doc} is not in the single page>")
-    return Expected(chapters, _figures(page), _explorers(page))
+    return Expected(chapters, _figures(page), _explorers(page), _solutions(page))
 
 
 def expected_from_site(site: Path, pages: list[str] | None = None) -> Expected:
     """The chapters and figures of the HTML site: each page of the toc but the root, its ``<h1>``."""
-    chapters, figures, explorers = [], [], []
+    chapters, figures, explorers, solutions = [], [], [], []
     for name in (pages or toc.pages())[1:]:
         page = (site / name).read_text(encoding="utf-8")
         # The article's title (the header repeats it without its number or "#" link).
         chapters.append(_text(next(h for h in re.findall(r"<h1[^>]*>(.*?)</h1>", page, re.S) if "headerlink" in h)))
         figures += _figures(page)
         explorers += _explorers(page)
-    return Expected(chapters, figures, explorers)
+        solutions += _solutions(page)
+    return Expected(chapters, figures, explorers, solutions)
 
 
 def _lines(text: str) -> list[str]:
@@ -142,6 +201,10 @@ def check_pdf(pdf: Path, expected: Expected) -> list[str]:
                  for caption in expected.explorers if caption not in flat]
     problems += [f"figure {n} is not printed (no caption 'Fig. {n}')" for n in expected.figures
                  if not re.search(rf"Fig\. {re.escape(n)}\b", text)]
+    readable = unicodedata.normalize("NFKC", flat)  # the PDF's text holds ligatures: "ﬁxed" for "fixed"
+    for title, words in expected.solutions:
+        if title not in readable or unicodedata.normalize("NFKC", words) not in readable:
+            problems.append(f"the solution {title!r} is not printed (or not its words {words!r})")
     for pattern in RAW_TEX:
         problems += [f"raw TeX printed: {m.group(0)!r}" for m in re.finditer(pattern, text)][:3]
     for word in WEB_ONLY:

@@ -77,6 +77,16 @@ def temperature_to_bandwidth(temperature) -> float:
     return float(np.sqrt(as_temperature(temperature, "temperature") / 2.0))
 
 
+def bandwidth_to_temperature(bandwidth) -> float:
+    """``tau = 2 h**2``: the temperature whose rows are Gaussians of standard deviation ``h``."""
+    h = as_temperature(bandwidth, "bandwidth")
+    with np.errstate(over="ignore", under="ignore"):
+        tau = 2.0 * np.square(h)
+    if not 0 < tau < np.inf:
+        raise ValueError(f"bandwidth {h!r} gives a temperature 2 h**2 outside the double range")
+    return float(tau)
+
+
 def candidate_temperatures(candidates=None) -> np.ndarray:
     """The temperatures a leave-one-out search tries, checked.
 

@@ -164,6 +164,38 @@ def most_attended(weights) -> np.ndarray:
     return np.argmax(as_weights(weights, "weights"), axis=1)
 
 
+def row_moments(weights, positions) -> tuple[np.ndarray, np.ndarray]:
+    r"""Where each row's weight sits in position, and how widely it spreads.
+
+    .. math:: \mu_i = \sum_j a_{ij}\, p_j, \qquad
+        \operatorname{spread}_i = \Big(\sum_j a_{ij}\, (p_j - \mu_i)^2\Big)^{1/2}
+
+    For a row that is a whole Gaussian of standard deviation ``h`` centred on
+    ``c``, these are about ``c`` and ``h``; cut by an end of the interval, the
+    centre moves inside it.
+
+    Parameters
+    ----------
+    weights : array_like, shape (n_queries, n)
+    positions : array_like, shape (n,)
+
+    Returns
+    -------
+    centres : ndarray, shape (n_queries,)
+    spreads : ndarray, shape (n_queries,)
+    """
+    w = as_weights(weights, "weights")
+    p = as_array(positions, "positions", ndim=1)
+    if w.shape[1] != p.size:
+        raise ValueError(f"weights must have one column per position ({p.size}), got shape {w.shape}")
+    mid = p.min() / 2 + p.max() / 2  # moments about the middle of the range: no cancellation far away
+    scale = power_of_two(float(np.max(np.abs(p - mid))))  # exact: the squares below cannot overflow
+    offsets = (p - mid) / scale  # (n,), within [-1, 1]
+    centres = w @ offsets  # (n_queries,)
+    spreads = np.sqrt(np.sum(w * (offsets[None, :] - centres[:, None]) ** 2, axis=1))  # (n_queries,)
+    return centres * scale + mid, spreads * scale
+
+
 def local_share(weights, positions, radius) -> float:
     r"""Mean share of each row's attention that lands within ``radius`` of the query.
 

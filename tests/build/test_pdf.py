@@ -9,6 +9,7 @@ the book only, and the site links the PDF it holds.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 
@@ -30,6 +31,28 @@ def test_the_pdf_has_every_chapter_and_figure_and_nothing_for_the_web_only(print
     expected = pdf_checks.expected_from_site(site_dir)
     assert len(expected.chapters) == len(toc.documents()) - 1 and expected.figures and expected.explorers
     assert pdf_checks.check_pdf(printed, expected) == []
+
+
+def test_a_solution_left_out_of_the_print_is_a_problem(printed, site_dir):
+    expected = pdf_checks.expected_from_site(site_dir)
+    assert len(expected.solutions) >= 3 * 8, "three to five exercises in each of the eight chapters"
+    title, words = expected.solutions[0]
+    unprinted = dataclasses.replace(expected, solutions=[(title, f"{words} that the book never printed")])
+    assert pdf_checks.check_pdf(printed, unprinted) == [
+        f"the solution {title!r} is not printed (or not its words {words + ' that the book never printed'!r})"]
+
+
+def test_the_print_gathers_each_chapters_solutions_open_at_its_end():
+    page = (pdf.SINGLE_PAGE_SITE / pdf.root_page()).read_text(encoding="utf-8")
+    assert 'class="solution admonition"' in page and '<details class="solution' not in page, "open, not closed"
+    chapters = [doc for doc in toc.documents() if f'id="solutions-{doc.replace("/", "-")}"' in page]
+    assert len(chapters) >= 8
+    for doc in chapters:
+        stem = doc.removeprefix("book/")
+        exercises = page.index(f'id="exercises-{stem}"')
+        gathered = page.index(f'id="solutions-{doc.replace("/", "-")}"')
+        following = page.find('<span id="document-', exercises)
+        assert exercises < gathered < (following if following > 0 else len(page)), doc
 
 
 TINY_BOOK = """<!DOCTYPE html><html><head><title>A tiny book</title></head><body>

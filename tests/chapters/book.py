@@ -29,6 +29,8 @@ CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M
 GLUE_FIGURE = re.compile(r"^```\{glue:figure\}\s+(\S+)\n(.*?)^```[ \t]*$", re.S | re.M)
 GLUE_ROLE = re.compile(r"\{glue(?::text|:md)?\}`([^`:]+)(?::[^`]*)?`")
 GLUE_CALL = re.compile(r"""glue\(\s*(f?)["']([^"'{]+)""")
+#: An answer box of an exercise (_ext/exercises): its argument is the glued name of the answer.
+ANSWER_BOX = re.compile(r"^```\{answer-box\}\s+(\S+)", re.M)
 NUMREF = re.compile(r"\{numref\}`([^`]+)`")
 #: A number in running text: digits, with a decimal part or not.
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?!\w)")

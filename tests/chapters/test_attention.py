@@ -101,3 +101,35 @@ def test_temperature_moves_between_picking_and_plain_mean():
     _, flat = sa.attention(Q, K, V, 1e4)
     np.testing.assert_allclose(sharp.max(axis=1), 1.0, atol=1e-6)
     np.testing.assert_allclose(flat, 1 / 7, atol=1e-3)
+
+
+# --- the exercises -----------------------------------------------------------------------------
+
+
+def test_ex_a_number_added_to_a_row_changes_no_weight(chapter):
+    glued = chapter.glued
+    assert glued["ex-attention-shift-by"] != 0
+    assert glued["ex-attention-shift-weight"] == pytest.approx(glued["ex-top-weight"], rel=1e-15)
+    assert glued["ex-attention-shift-gap"] < 1e-15  # rounding of a few exponentials of numbers near 1
+
+
+def test_ex_the_weights_without_the_scaling(chapter):
+    glued, scores = chapter.glued, chapter.namespace["steps"]["scores"][0]
+    assert glued["ex-attention-unscaled-high"] - glued["ex-attention-unscaled-low"] == 1, "exp(1) in the solution"
+    assert sorted(scores) == [glued["ex-attention-unscaled-low"]] * 3 + [glued["ex-attention-unscaled-high"]]
+    e = np.exp(1.0)
+    expected = np.where(scores == scores.max(), e, 1.0) / (3 + e)  # the solution's formula
+    np.testing.assert_allclose(glued["ex-attention-unscaled-row"], [expected], rtol=1e-15)
+    assert glued["ex-attention-unscaled-top"] > glued["ex-top-weight"], "the scaling shrinks the top key's lead"
+    assert glued["ex-attention-unscaled-other"] == pytest.approx(1 / (3 + e), rel=1e-15)
+
+
+def test_ex_fewer_keys(chapter):
+    glued = chapter.glued
+    assert glued["ex-attention-live-keys"] == chapter.namespace["n_keys"] // 4
+    assert glued["ex-attention-live-uniform"] == 1 / glued["ex-attention-live-keys"]
+    assert chapter.namespace["n_keys"] == chapter.namespace["N_KEYS"], "the live cell starts from the chapter's"
+    assert glued["ex-attention-live-before"] == glued["scale-max-scaled"]
+    assert glued["ex-attention-live-after"] > glued["ex-attention-live-before"], "it rises"
+    assert glued["ex-attention-live-unscaled"] > 0.9, "one key still takes nearly everything"
+

@@ -183,3 +183,22 @@ def test_the_heads_train_with_chapter_8s_adam_settings(chapter, chapter_run, con
                                rng=common["rng"])
     np.testing.assert_array_equal(ours.losses, theirs.losses)
     np.testing.assert_array_equal(ours.W_Q, theirs.W_Q)
+
+
+# --- the exercises -----------------------------------------------------------------------------
+
+
+def test_ex_the_cost_of_half_a_jump(chapter):
+    glued = chapter.glued
+    expected = np.exp(-((glued["content-jump"] / 2) ** 2) / glued["content-tau-s"])  # the solution's formula
+    assert glued["ex-content-factor-value"] == pytest.approx(expected, rel=1e-12)
+    assert glued["ex-content-factor-value"] > glued["content-jump-factor"]
+
+
+def test_ex_a_larger_signal_temperature_moves_towards_the_gaussian_head(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    assert ns["signal_tau"] == glued["content-tau-s"]
+    np.testing.assert_array_equal(ns["live_book"].noisy, ns["book"].noisy)  # the chapter's step sine
+    assert glued["ex-content-live-near-before"] == pytest.approx(glued["content-bilateral-near"])
+    assert glued["ex-content-live-near-after"] > glued["ex-content-live-near-before"]
+    assert glued["ex-content-live-away-after"] < glued["ex-content-live-away-before"]

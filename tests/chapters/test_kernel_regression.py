@@ -169,3 +169,33 @@ def test_the_bias_is_first_order_at_the_ends_and_second_order_inside():
     assert slope["interior"] == pytest.approx(4, abs=0.1)
     assert slope["end"] == pytest.approx(1, abs=0.1)
     assert slope["whole"] == pytest.approx(3, abs=0.15)
+
+
+# --- the exercises -----------------------------------------------------------------------------
+
+
+def test_ex_the_best_bandwidth(chapter):
+    glued = chapter.glued
+    assert glued["ex-kr-bandwidth-h"] == pytest.approx(np.sqrt(glued["kr-best-tau"] / 2), rel=1e-15)
+    assert 0.01 < glued["ex-kr-bandwidth-h"] < 0.1, "a few hundredths"
+
+
+def test_ex_twice_the_noise_about_twice_the_temperature(chapter):
+    glued = chapter.glued
+    assert chapter.namespace["sigma"] == defaults.SIGMA
+    assert glued["ex-kr-live-before"] == glued["kr-chosen-tau"]
+    assert glued["ex-kr-live-factor"] == glued["ex-kr-live-after"] / glued["ex-kr-live-before"]
+    step = 10 ** (1 / 20)  # the spacing of kernel.DEFAULT_CANDIDATES, the solution's "factor 10^(1/20)"
+    np.testing.assert_allclose(np.diff(np.log(sa.kernel.DEFAULT_CANDIDATES)), np.log(step), rtol=1e-9)
+    assert 2 / step <= glued["ex-kr-live-factor"] <= 2 * step, "as close to twice as the candidates allow"
+
+
+def test_ex_two_heads_cancel_the_first_order_pull(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    assert glued["ex-kr-open-single"] == pytest.approx(glued["kr-end-bias"])
+    assert abs(glued["ex-kr-open-combined"]) < 0.2 * abs(glued["ex-kr-open-single"]), "of second order"
+    assert glued["ex-kr-open-lowest"] < 0, "partly negative weights"
+    middle = ns["middle"]
+    np.testing.assert_allclose(ns["combined_weights"].sum(axis=1), 1.0, rtol=1e-12)
+    squares = {name: np.sum(ns[name][middle] ** 2) for name in ("narrow_weights", "wide_weights", "combined_weights")}
+    assert squares["combined_weights"] > max(squares["narrow_weights"], squares["wide_weights"]), "more noise left"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import selfattention as sa
 from selfattention import defaults
-from selfattention.metrics import distance_from_identity
+from selfattention.metrics import distance_from_identity, effective_neighbours
 from selfattention.studies.noise_and_samples import error_vs_samples, noise_sweep
 
 STEM = "knobs"
@@ -76,3 +77,40 @@ def test_the_bump_covers_hardly_one_token_at_few_samples_and_more_in_proportion_
 def test_more_samples_sharpen_the_result_for_other_seeds(chapter, seed):
     _, rmse_output = error_vs_samples([20, 100, 500], defaults.SIGMA, defaults.TEMPERATURE, n_draws=10, rng=seed)
     assert np.all(np.diff(rmse_output) < 0)
+
+
+# --- the exercises -----------------------------------------------------------------------------
+
+
+def test_ex_the_uniform_limit_is_one_over_n(chapter):
+    assert chapter.glued["ex-knobs-uniform-n"] == defaults.N
+    assert chapter.glued["ex-knobs-uniform-weight"] == pytest.approx(1 / defaults.N, rel=1e-12)
+
+
+def test_ex_the_identity_begins_where_the_nearest_neighbour_underflows(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    n = defaults.N
+    assert glued["ex-knobs-underflow-tau"] == pytest.approx(glued["knobs-spacing"] ** 2 / -glued["knobs-tiny-exponent"])
+    assert glued["ex-knobs-underflow-zeros-below"] == n * (n - 1), "every off-diagonal weight is exactly 0"
+    assert glued["ex-knobs-underflow-zeros-above"] < n * (n - 1)
+    w_above = ns["w_above"]
+    nearest = [w_above[i, i + 1] for i in range(n - 1)] + [w_above[i + 1, i] for i in range(n - 1)]
+    assert min(nearest) > 0, "every nearest neighbour has a weight above 0"
+    assert glued["ex-knobs-underflow-below"] < glued["ex-knobs-underflow-tau"] < glued["ex-knobs-underflow-above"]
+
+
+def test_ex_four_times_the_samples_four_times_the_neighbours(chapter):
+    glued = chapter.glued
+    assert chapter.namespace["counts"] == [defaults.N]
+    assert glued["ex-knobs-live-factor"] == glued["ex-knobs-live-after"] / glued["ex-knobs-live-before"]
+    _, weights = sa.gaussian_head(chapter.namespace["noisy"], chapter.namespace["positions"], defaults.TEMPERATURE)
+    assert glued["ex-knobs-live-before"] == pytest.approx(effective_neighbours(weights)[defaults.N // 2], rel=1e-12)
+    assert glued["ex-knobs-live-factor"] == pytest.approx(4, rel=0.05), "about four times as many"
+    assert np.sqrt(glued["ex-knobs-live-factor"]) == pytest.approx(2, rel=0.03), "the noise left about halved"
+
+
+def test_ex_the_floor_is_the_blur(chapter):
+    glued = chapter.glued
+    assert chapter.namespace["sample_counts"][-1] == glued["knobs-n-last"]
+    assert 0 < glued["ex-knobs-open-floor"] < glued["knobs-samples-last"]
+    assert glued["ex-knobs-open-floor"] > 0.5 * glued["knobs-samples-last"], "close to the error measured with noise"

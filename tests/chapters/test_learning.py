@@ -197,3 +197,20 @@ def test_the_smoothed_output_is_measured_without_the_mask(chapter):
     ns = chapter.namespace
     output, _ = learning.learned_head(ns["fit"].W_Q, ns["fit"].W_K, ns["X"], ns["noisy"])
     assert chapter.glued["learning-rmse-learned"] == rmse(output, ns["clean"])
+
+
+# --- the exercises -----------------------------------------------------------------------------
+
+
+def test_ex_g_equals_two_i_halves_w_k(chapter):
+    ns = chapter.namespace
+    assert chapter.glued["ex-learning-scale-factor"] == 0.5
+    np.testing.assert_array_equal(ns["ratios"], 0.5)  # dividing by 2 is exact
+    np.testing.assert_array_equal(ns["W_Q_2"], 2 * ns["fit"].W_Q)
+    assert chapter.glued["ex-learning-scale-gap"] < 1e-14  # rounding: the scores are the same products
+
+
+def test_ex_a_tenth_of_the_step_learns_less_in_as_many_steps(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    assert (ns["steps"], ns["eta"]) == (200, chapter.glued["learning-eta"])
+    assert glued["learning-loss-start"] > glued["ex-learning-live-slow"] > glued["ex-learning-live-fast"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from selfattention import defaults
 from selfattention.metrics import most_attended, rmse
 from selfattention.studies.onedim import onedim_curve, onedim_head, strength_sweep
 
@@ -88,3 +89,27 @@ def test_the_best_head_is_a_soft_clip(chapter, ns, best_head):
     assert glued["sweep-output-top"] < glued["sweep-input-top"]
     far = np.abs(noisy) > 1
     assert far.any() and np.all(np.abs(best_head[far]) < np.abs(noisy[far])), "pulls in the furthest samples"
+
+
+# --- the exercises -----------------------------------------------------------------------------
+
+
+def test_ex_reversed_samples_get_the_same_outputs(chapter):
+    assert chapter.glued["ex-noisy-reverse-gap"] < 1e-12  # rounding of sums of 100 products
+
+
+def test_ex_a_negative_strength_attends_to_the_opposite_sign(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    assert ns["w_q"] == 1.0
+    assert glued["ex-noisy-live-before"] == pytest.approx(glued["one-rmse"])
+    assert glued["ex-noisy-live-after"] > 2 * glued["sig-noisy-rmse"], "far above the noisy input's"
+    _, w = onedim_head(ns["live_noisy"], w_q=-1.0)
+    top = ns["live_noisy"][np.argmax(w, axis=1)]  # (N,): the value each query attends to most
+    positive = ns["live_noisy"] > 0
+    assert np.all(top[positive] == ns["live_noisy"].min()), "positive samples attend to the most negative"
+
+
+def test_ex_position_tokens_all_look_at_the_last_token(chapter):
+    glued = chapter.glued
+    assert glued["ex-noisy-open-last"] == pytest.approx(1 - 1 / defaults.N), "every query but the first"
+    assert glued["ex-noisy-open-rmse"] > glued["sig-noisy-rmse"]

@@ -79,3 +79,50 @@ def test_dropping_the_query_only_dimension_changes_no_weight(chapter):
     assert symbolic.score_offset(ns["W_Q2"], ns["W_K2"]) == symbolic.p_i**2, "a term of the query alone"
     assert chapter.glued["trick-dk2-gap"] < 1e-12, "rounding error"
     assert ns["weights_three"].shape == (defaults.N, defaults.N)
+
+
+# --- the exercises -----------------------------------------------------------------------------
+
+
+def test_ex_swapped_projections_give_the_same_scores(chapter):
+    assert chapter.glued["ex-trick-swap-holds"] is True
+    assert chapter.namespace["swapped"] == -(symbolic.p_i - symbolic.p_j) ** 2
+    ns = chapter.namespace
+    E = (ns["X"] @ ns["W_Q"]) @ (ns["X"] @ ns["W_K"]).T  # (N, N)
+    np.testing.assert_allclose(E, E.T, rtol=0, atol=1e-15)  # "symmetric before the softmax": rounding of sums of 3
+    weights = ns["weights_three"]
+    assert np.abs(weights - weights.T).max() > 1e-3, "each row's own normalisation makes the weights asymmetric"
+
+
+def test_ex_the_temperature_of_a_given_width(chapter):
+    glued = chapter.glued
+    assert glued["ex-trick-width-tau"] == pytest.approx(2 * glued["ex-trick-width-h"] ** 2, rel=1e-15)
+    # the middle row, sampled every h/10 and far from the ends: its spread is h to a part in a thousand
+    assert glued["ex-trick-width-spread"] == pytest.approx(glued["ex-trick-width-h"], rel=1e-3)
+
+
+def test_ex_the_band_centred_ahead(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    delta = glued["ex-trick-offset-delta"]
+    r2 = np.sqrt(2)
+    expanded = [[0, 0, 0], [r2, -2 * delta, 0], [0, -1, 0], [r2 * delta, -delta**2, 1]]  # the solution's expansion
+    np.testing.assert_allclose(glued["ex-trick-offset-wq"], expanded, rtol=1e-15, atol=0)
+    X, W_K = ns["X"], ns["W_K"]
+    scores = (X @ np.array(glued["ex-trick-offset-wq"])) @ (X @ W_K).T  # (N, N)
+    p = ns["positions"]
+    np.testing.assert_allclose(scores, -((p[:, None] + delta - p[None, :]) ** 2), rtol=0, atol=1e-14)
+    # the middle query's weights, a whole Gaussian far from the ends, centred delta ahead
+    assert glued["ex-trick-offset-centre"] == pytest.approx(glued["ex-trick-offset-query"] + delta, abs=1e-4)
+
+
+def test_ex_the_cancellation_grows_with_the_square_of_the_shift(chapter):
+    """"should grow about a hundredfold": ten times the positions, a hundred times their squares' rounding."""
+    glued = chapter.glued
+    assert glued["ex-trick-live-factor"] == pytest.approx(glued["ex-trick-live-after"] / glued["ex-trick-live-before"])
+    assert 50 < glued["ex-trick-live-factor"] < 200
+    assert chapter.namespace["shift"] == 1e3
+
+
+def test_ex_a_linear_fall_off_needs_as_many_dimensions_as_tokens(chapter):
+    assert chapter.glued["ex-trick-open-rank"] == chapter.namespace["W_Q"].shape[1] == 3
+    assert chapter.glued["ex-trick-open-abs-rank"] == chapter.glued["trick-n"]

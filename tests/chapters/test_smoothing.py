@@ -81,9 +81,43 @@ def test_explore_draws_the_still_figure_the_static_page_shows(chapter):
     assert widget.image.value == chapter.glued["fig-smoothing-explore"]._repr_png_()
 
 
-def test_the_build_skips_only_the_explore_cell_which_comes_last():
-    """The static build cannot show a widget, so it skips the cell; thebe runs the last cell live."""
-    cells = CODE_CELL.findall(source("smoothing"))
+def test_the_build_skips_only_the_explore_cell_which_comes_last_before_the_exercises():
+    """The static build cannot show a widget, so it skips the cell; thebe runs it live."""
+    chapter_text, exercises = source("smoothing").split("(exercises-smoothing)=")
+    cells = CODE_CELL.findall(chapter_text)
     skipped = [cell for cell in cells if ":tags: [skip-execution]" in cell]
     assert skipped == [cells[-1]]
     assert cells[-1].split("\n", 2)[2].strip() == "explore()"
+    assert "skip-execution" not in exercises
+
+
+# --- the exercises -----------------------------------------------------------------------------
+
+
+def test_ex_the_effective_number_of_a_half_and_two_quarters(chapter):
+    assert chapter.glued["ex-smoothing-neff-value"] == pytest.approx(1 / (1 / 4 + 1 / 16 + 1 / 16), rel=1e-15)
+    assert chapter.namespace["row_weights"][0] == [0.5, 0.25, 0.25]
+
+
+def test_ex_the_noise_left_in_the_middle(chapter):
+    ns = chapter.namespace
+    row = ns["weights"][ns["middle"]]
+    # the standard deviation of sigma * sum_j a_ij z_j, written out
+    assert chapter.glued["ex-smoothing-noise-left"] == pytest.approx(defaults.SIGMA * np.sqrt(np.sum(row**2)))
+    assert chapter.glued["ex-smoothing-noise-left"] < defaults.SIGMA / 3
+
+
+def test_ex_ten_times_the_temperature_blurs_more_than_it_cleans(chapter):
+    glued = chapter.glued
+    assert chapter.namespace["tau"] == defaults.TEMPERATURE
+    assert glued["ex-smoothing-live-before"] == glued["smoothing-rmse-output"]
+    assert glued["ex-smoothing-live-after"] > glued["smoothing-rmse-input"] > glued["ex-smoothing-live-before"]
+    assert glued["ex-smoothing-live-h"] == pytest.approx(np.sqrt(10) * glued["smoothing-h"])
+
+
+def test_ex_the_blur_is_largest_at_the_ends(chapter):
+    glued = chapter.glued
+    assert glued["ex-smoothing-open-where"] in (0.0, 1.0)
+    assert glued["ex-smoothing-open-end"] > 4 * glued["ex-smoothing-open-middle"]
+    ns = chapter.namespace
+    assert abs(ns["noise_free"][0] - ns["clean"][0]) == pytest.approx(abs(ns["noise_free"][-1] - ns["clean"][-1]))

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from strategies import signals_on_positions
 
 import selfattention as sa
-from selfattention import core, defaults, kernel
+from selfattention import core, defaults, kernel, metrics
 
 BOOK_TAUS = np.logspace(-3, 1, 9)
 
@@ -62,6 +62,18 @@ def test_temperature_to_bandwidth_inverts_tau_equals_2_h_squared(h):
     assert kernel.temperature_to_bandwidth(2 * h**2) == pytest.approx(h, rel=1e-12)
 
 
+@given(st.floats(1e-6, 1e2))
+def test_bandwidth_to_temperature_inverts_temperature_to_bandwidth(tau):
+    assert kernel.bandwidth_to_temperature(kernel.temperature_to_bandwidth(tau)) == pytest.approx(tau, rel=1e-12)
+
+
+def test_bandwidth_to_temperature_gives_rows_of_that_width():
+    """The head at tau = 2 h**2 has rows of standard deviation h (a dense grid, the middle row)."""
+    p = np.linspace(0.0, 1.0, 1001)
+    _, weights = sa.gaussian_head(np.zeros_like(p), p, kernel.bandwidth_to_temperature(0.05))
+    assert metrics.row_moments(weights[500:501], p)[1][0] == pytest.approx(0.05, rel=1e-6)
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -70,6 +82,7 @@ def test_temperature_to_bandwidth_inverts_tau_equals_2_h_squared(h):
         (lambda: sa.nadaraya_watson([0.0], [0.0], [1.0], 0.0), "bandwidth must be positive"),
         (lambda: sa.nadaraya_watson([[0.0]], [0.0], [1.0], 0.1), "x_query must be 1-dimensional"),
         (lambda: kernel.temperature_to_bandwidth(-1.0), "temperature must not be negative"),
+        (lambda: kernel.bandwidth_to_temperature(0.0), "bandwidth must be positive"),
         (lambda: sa.choose_temperature([1.0, 2.0], [0.0, 1.0], []), "candidates must hold at least one"),
         (lambda: sa.choose_temperature([1.0, 2.0], [0.0, 1.0], [0.1, 0.0]), "candidates must all be positive"),
         (lambda: sa.choose_temperature([1.0, 2.0], [0.0], [0.1]), "signal and positions must have the same length"),

@@ -1,5 +1,6 @@
 """Measures of error and of attention: rmse, entropy, the softmax's derivative, effective
-neighbours, distances from the identity and from uniform, local share, most attended, shrunk share."""
+neighbours, distances from the identity and from uniform, local share, most attended, shrunk share,
+the moments of a row."""
 
 from __future__ import annotations
 
@@ -103,6 +104,25 @@ def test_mean_attended_distance_of_known_matrices():
     assert metrics.mean_attended_distance(uniform, np.linspace(0, 1, 101)) == pytest.approx(1 / 3, rel=0.02)
 
 
+def test_row_moments_of_known_rows():
+    p = np.array([0.0, 0.25, 1.0])
+    centres, spreads = metrics.row_moments([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]], p)
+    np.testing.assert_allclose(centres, [0.125, 1.0], rtol=1e-15)  # rounding of one product and sum
+    np.testing.assert_allclose(spreads, [0.125, 0.0], rtol=1e-15, atol=1e-16)
+
+
+@pytest.mark.parametrize("shift", [0.0, 1e6])
+def test_row_moments_of_a_gaussian_row_are_its_centre_and_bandwidth(shift):
+    """Against nadaraya_watson's weights, written from the kernel's formula: a dense grid, far from the ends."""
+    p = np.linspace(0.0, 1.0, 2001) + shift
+    h = 0.04
+    _, weights = sa.nadaraya_watson([0.4 + shift], p, np.zeros_like(p), h)  # (1, n)
+    centres, spreads = metrics.row_moments(weights, p)
+    # the sums approximate the Gaussian's integrals; the tails beyond 10 h (the ends) weigh exp(-50)
+    assert centres[0] == pytest.approx(0.4 + shift, abs=1e-9)
+    assert spreads[0] == pytest.approx(h, rel=1e-6)
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -122,6 +142,8 @@ def test_mean_attended_distance_of_known_matrices():
         (lambda: metrics.shrunk_share([], []), "signal must hold at least one value"),
         (lambda: metrics.mean_attended_distance(np.eye(4), np.ones(5)), "weights must have shape"),
         (lambda: metrics.mean_attended_distance(np.ones(5), np.ones(5)), "weights must have shape"),
+        (lambda: metrics.row_moments(np.eye(2), [0.0, 1.0, 2.0]), "weights must have one column per position"),
+        (lambda: metrics.row_moments([[0.5, 0.6]], [0.0, 1.0]), "weights must"),
     ],
 )
 def test_bad_input_names_the_argument(call, message):

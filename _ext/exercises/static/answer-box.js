@@ -1,0 +1,140 @@
+/* Answer boxes of the book's exercises (_ext/exercises): checked in the page, with no kernel.
+ *
+ * Each <form class="answer-box" data-answer='{"expected": [[...]], "rtol": r, "atol": a, "matrix": m}'>
+ * holds the answer the package computed when the book was built. A reader's entry is
+ * read as a small arithmetic expression (numbers, + - * / ^, parentheses, sqrt, pi),
+ * compared with the answer within atol + rtol * |answer| (numpy's isclose), and the
+ * status line (role="status", aria-live) says whether it is right and, if not, by how
+ * much it is off, absolutely and relatively. Submitting the form (Enter in any entry,
+ * or the Check button) checks it.
+ */
+(function () {
+  "use strict";
+
+  /** The value of an expression, or throws Error(message for the reader). */
+  function evaluate(text) {
+    const source = text.replace(/\u2212/g, "-").replace(/\u00d7|\u22c5|\u00b7/g, "*").replace(/\u00f7/g, "/")
+      .replace(/\u221a/g, "sqrt").replace(/\u03c0/g, "pi").trim();
+    const tokens = source.match(/\d*\.?\d+(?:[eE][+-]?\d+)?|\d+\.|[A-Za-z]+|\S/g) || [];
+    let at = 0;
+    const peek = () => tokens[at];
+    const take = () => tokens[at++];
+    function primary() {
+      const token = take();
+      if (token === undefined) throw new Error("ends too early");
+      if (/^(\d|\.)/.test(token)) return parseFloat(token);
+      if (token === "(") {
+        const value = sum();
+        if (take() !== ")") throw new Error("has a ( without its )");
+        return value;
+      }
+      if (token === "-") return -power();
+      if (token === "+") return power();
+      if (/^pi$/i.test(token)) return Math.PI;
+      if (/^sqrt$/i.test(token)) {
+        const value = peek() === "(" ? primary() : power();
+        return Math.sqrt(value);
+      }
+      if (/^(nan|inf|infinity)$/i.test(token)) throw new Error("is not a finite number");
+      throw new Error(`has "${token}", which is not a number`);
+    }
+    function power() {
+      const base = primary();
+      if (peek() === "^") { take(); return Math.pow(base, power()); }
+      return base;
+    }
+    function product() {
+      let value = power();
+      while (peek() === "*" || peek() === "/") value = take() === "*" ? value * power() : value / power();
+      return value;
+    }
+    function sum() {
+      let value = product();
+      while (peek() === "+" || peek() === "-") value = take() === "+" ? value + product() : value - product();
+      return value;
+    }
+    const value = sum();
+    if (at < tokens.length) throw new Error(`has "${tokens[at]}" where an operator or the end should be`);
+    if (!Number.isFinite(value)) throw new Error("is not a finite number");
+    return value;
+  }
+
+  /** Three significant figures, without trailing zeros: 0.0123, 1.41e-7, 250. */
+  function show(x) {
+    if (x === 0) return "0";
+    const a = Math.abs(x);
+    const text = a >= 1e-3 && a < 1e6 ? String(Number(x.toPrecision(3))) : x.toExponential(2).replace(/\.?0+e/, "e");
+    return text.replace(/^-/, "\u2212");
+  }
+
+  /** How far `value` is from `answer`, in words: "0.01 too high, 50 % above the answer". */
+  function howFar(value, answer, what) {
+    const gap = value - answer;
+    const words = `${show(Math.abs(gap))} too ${gap > 0 ? "high" : "low"}`;
+    if (answer === 0) return `${words} (${what} is 0)`;
+    const percent = 100 * Math.abs(gap) / Math.abs(answer);
+    return `${words}, ${show(percent)} % ${gap > 0 ? "above" : "below"} ${what}`;
+  }
+
+  function close(value, answer, data) {
+    return Math.abs(value - answer) <= data.atol + data.rtol * Math.abs(answer);
+  }
+
+  function label(input, data) {
+    return data.matrix ? input.getAttribute("aria-label").replace(/^r/, "R") : "Your answer";
+  }
+
+  /** The feedback for the entries of `inputs` (row by row), and the inputs it marks as wrong. */
+  function check(inputs, data) {
+    const expected = data.expected.flat();
+    const values = [];
+    for (const input of inputs) {
+      const text = input.value.trim();
+      if (text === "") {
+        const where = data.matrix ? `${label(input, data)} is empty: type a number in every entry.`
+          : "Type a number first.";
+        return { message: where, wrong: [input] };
+      }
+      try {
+        values.push(evaluate(text));
+      } catch (error) {
+        return {
+          message: `${label(input, data)}: \u201c${text}\u201d ${error.message}. ` +
+            "Type a number such as 0.25, 1/4 or 2*sqrt(2).",
+          wrong: [input],
+        };
+      }
+    }
+    const off = values.map((v, k) => (close(v, expected[k], data) ? null : k)).filter((k) => k !== null);
+    if (!data.matrix) {
+      return off.length
+        ? { message: `Not yet: ${show(values[0])} is ${howFar(values[0], expected[0], "the answer")}.`, wrong: inputs }
+        : { message: `Right: ${show(values[0])} matches the answer, ${show(expected[0])}.`, wrong: [] };
+    }
+    if (!off.length) return { message: `Right: all ${values.length} entries match.`, wrong: [] };
+    const details = off.slice(0, 3).map((k) =>
+      `${label(inputs[k], data)}: ${show(values[k])} is ${howFar(values[k], expected[k], "the entry")}.`);
+    const more = off.length > 3 ? ` ${off.length - 3} more entries are off too.` : "";
+    return {
+      message: `Not yet: ${off.length} of ${values.length} entries are off. ${details.join(" ")}${more}`,
+      wrong: off.map((k) => inputs[k]),
+    };
+  }
+
+  function setUp(form) {
+    const data = JSON.parse(form.dataset.answer);
+    const inputs = Array.from(form.querySelectorAll("input.answer-box-input"));
+    const status = form.querySelector(".answer-box-feedback");
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const result = check(inputs, data);
+      for (const input of inputs) input.removeAttribute("aria-invalid");
+      for (const input of result.wrong) input.setAttribute("aria-invalid", "true");
+      form.classList.toggle("answer-box-right", result.wrong.length === 0);
+      form.classList.toggle("answer-box-wrong", result.wrong.length > 0);
+      status.textContent = result.message;
+    });
+  }
+
+  document.querySelectorAll("form.answer-box").forEach(setUp);
+})();

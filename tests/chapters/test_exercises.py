@@ -1,0 +1,102 @@
+"""Every chapter ends with its exercises, in the form a course can use, and each solution is checked.
+
+A chapter's exercises (``_ext/exercises`` on top of sphinx-exercise) are the
+last section of the page, ``## Exercises`` with the label
+``exercises-<stem>``: three to five exercises, from a check to an open
+question, each with one solution right after it. Each exercise names its kind
+first in its title; at least one asks the reader to change a live cell and
+predict the result. Every value a solution glues (``ex-...``) is asserted by
+the chapter's own test, so that a change to the package that breaks a
+solution fails there.
+
+Chapters 2 to the last before the notation page have exercises; a chapter
+added to ``_toc.yml`` there gets these checks too (see the README).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from chapters.book import ANSWER_BOX, BOOK, CODE_CELL, glued_names, source
+
+from tools import toc
+
+#: The kinds of exercise, from the quickest to the most open; a chapter's exercises follow this order.
+KINDS = ("Check", "Compute", "Predict, then run", "Open question")
+LIVE = "Predict, then run"
+EXERCISE = re.compile(r"^```\{exercise-start\} ([^\n]+)\n:label: (\S+)\n```\n(.*?)^```\{exercise-end\}\n```",
+                      re.S | re.M)
+SOLUTION = re.compile(r"^```\{solution-start\} (\S+)\n```\n(.*?)^```\{solution-end\}\n```", re.S | re.M)
+#: Chapters listed in the toc before the notation page that have no exercises yet (none now).
+WITHOUT_EXERCISES_YET: set[str] = set()
+
+
+def chapters_with_exercises() -> list[str]:
+    documents = [name.removeprefix("book/") for name in toc.documents()]
+    chapters = documents[documents.index("introduction") + 1: documents.index("notation")]
+    return [stem for stem in chapters if stem not in WITHOUT_EXERCISES_YET]
+
+
+def exercises_section(stem: str) -> str:
+    text = source(stem)
+    start = text.find(f"(exercises-{stem})=\n## Exercises\n")
+    assert start >= 0, f"{stem} has no '## Exercises' section labelled exercises-{stem}"
+    section = text[start:]
+    assert not re.search(r"^#{1,2} ", section.split("\n", 2)[2], re.M), f"{stem}: the exercises must end the page"
+    return section
+
+
+def test_every_chapter_between_the_introduction_and_the_notation_has_exercises():
+    assert len(chapters_with_exercises()) >= 8
+
+
+@pytest.mark.parametrize("stem", chapters_with_exercises())
+def test_three_to_five_exercises_from_a_check_to_an_open_question(stem):
+    exercises = EXERCISE.findall(exercises_section(stem))
+    assert 3 <= len(exercises) <= 5, f"{stem} has {len(exercises)} exercises"
+    kinds = []
+    for title, label, _ in exercises:
+        kind = next((k for k in KINDS if title.startswith(f"{k}: ")), None)
+        assert kind, f"{stem}: {title!r} must start with one of {KINDS} and a colon"
+        assert label.startswith("ex-"), label
+        kinds.append(KINDS.index(kind))
+    assert kinds == sorted(kinds), f"{stem}: the exercises go from a check to an open question"
+    assert kinds[0] == 0 and kinds[-1] == len(KINDS) - 1, f"{stem}: the first is a check, the last an open question"
+
+
+@pytest.mark.parametrize("stem", chapters_with_exercises())
+def test_each_exercise_has_one_solution_right_after_it(stem):
+    section = exercises_section(stem)
+    labels = [label for _, label, _ in EXERCISE.findall(section)]
+    solved = [label for label, _ in SOLUTION.findall(section)]
+    assert solved == labels, f"{stem}: solutions {solved} for exercises {labels}"
+    order = [m.group(2) for m in EXERCISE.finditer(section)]
+    positions = {label: m.start() for label, m in zip(order, EXERCISE.finditer(section), strict=True)}
+    for k, m in enumerate(SOLUTION.finditer(section)):
+        nxt = list(EXERCISE.finditer(section))[k + 1].start() if k + 1 < len(order) else len(section)
+        assert positions[m.group(1)] < m.start() < nxt, f"{stem}: the solution of {m.group(1)} must follow it"
+
+
+@pytest.mark.parametrize("stem", chapters_with_exercises())
+def test_a_live_exercise_has_a_cell_to_change_and_says_how_to_make_it_live(stem):
+    live = [body for title, _, body in EXERCISE.findall(exercises_section(stem)) if title.startswith(LIVE)]
+    assert live, f"{stem} has no '{LIVE}' exercise"
+    for body in live:
+        cells = CODE_CELL.findall(body)
+        assert any(":tags: [remove-cell]" not in cell for cell in cells), "a visible cell to change"
+        assert re.search(r":::\{div\} screen-only\n.*Live Code.*make live", body, re.S), "how to make it live"
+        assert "predict" in body.lower()
+
+
+@pytest.mark.parametrize("stem", chapters_with_exercises())
+def test_every_glued_answer_is_asserted_by_the_chapters_test(stem):
+    exact, _ = glued_names(stem)
+    section = exercises_section(stem)
+    names = {name for name in exact if name.startswith("ex-") and name in section}
+    assert names, f"{stem}: its exercises glue nothing"
+    test = (BOOK.parent / "tests" / "chapters" / f"test_{stem.replace('-', '_')}.py").read_text()
+    missing = sorted(name for name in names if f'"{name}"' not in test)
+    assert not missing, f"test_{stem.replace('-', '_')}.py never reads {missing}"
+    for name in ANSWER_BOX.findall(section):
+        assert name in exact, f"{stem}: the answer box {name} shows a value the chapter does not glue"
