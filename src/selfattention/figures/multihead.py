@@ -8,10 +8,11 @@ from .._validation import InputTypeError, as_array, as_counts, as_entries, as_po
 from ..studies.bias_variance import REGIONS
 from ..studies.power_laws import PowerLaw
 from ._style import COLORS, new_figure
-from .panels import draw_signal
+from .panels import draw_signal, draw_weights
 
-#: One colour per head of a two-head figure, and the layer's.
-HEAD_COLORS = (COLORS["noisy"], COLORS["accent"])
+#: One colour per head of a two-head figure (the one at +delta first; the second is Okabe & Ito's
+#: reddish purple, apart from the noisy samples' blue), and the layer's.
+HEAD_COLORS = (COLORS["accent"], "#CC79A7")
 LAYER_COLOR = COLORS["output"]
 
 
@@ -50,7 +51,7 @@ def plot_offset_heads(positions, clean, noisy, rows, outputs, query):
         raise ValueError(f"query must be below the number of positions, {p.size}")
     fig = new_figure(9.0, 3.4)
     ax_w, ax_s = fig.subplots(1, 2)
-    colors = (COLORS["noisy"], COLORS["muted"], COLORS["accent"])
+    colors = (HEAD_COLORS[1], COLORS["muted"], HEAD_COLORS[0])  # behind, centred, ahead (for three heads)
     for (label, row), color in zip(rows.items(), colors * 3, strict=False):
         ax_w.plot(p, row, "-o", ms=2.5, lw=1.2, color=color, label=label)
     ax_w.axvline(p[query], color=COLORS["clean"], lw=0.8, ls=":")
@@ -96,7 +97,7 @@ def plot_derivative(positions, truth, estimate, inside, offsets, noise, leading,
     ax_d.set_ylabel("slope")
     ax_d.legend(loc="upper center", fontsize="small")
     ax_n.loglog(deltas, noise, "o", color=LAYER_COLOR, ms=4, label="measured")
-    ax_n.loglog(deltas, leading, "-", color=COLORS["clean"], lw=1.0, label="leading order")
+    ax_n.loglog(deltas, leading, "-", color=COLORS["clean"], lw=1.0, label="formula")
     ax_n.axvline(h, color=COLORS["muted"], ls=":", lw=1.0)
     ax_n.annotate("$\\delta = h$", (h, noise.max()), xytext=(4, -4), textcoords="offset points", va="top",
                   fontsize="small")
@@ -185,4 +186,44 @@ def plot_error_laws(ns, sigmas, least, fits):
                      fontsize="medium")
         ax.legend(loc="lower left", fontsize="small")
     axes[0].set_ylabel("least mean squared error")
+    return fig
+
+
+def plot_derivative_layer(positions, clean, noisy, outputs, weights, estimate, slope):
+    """The derivative layer at one setting: the heads' outputs, their two bands, the estimated slope.
+
+    The static picture of the layer's in-page explorer (for readers without JavaScript).
+
+    Parameters
+    ----------
+    positions, clean, noisy : array_like, shape (n,)
+    outputs : array_like, shape (2, n)
+        The outputs of the heads at ``+delta`` and ``-delta``.
+    weights : array_like, shape (2, n, n)
+        Their attention matrices, drawn averaged.
+    estimate, slope : array_like, shape (n,)
+        The layer's output and the true slope.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    p, clean, noisy, estimate, slope = as_series(positions=positions, clean=clean, noisy=noisy, estimate=estimate,
+                                                 slope=slope)
+    outputs, weights = as_array(outputs, "outputs"), as_array(weights, "weights")
+    if outputs.shape != (2, p.size) or weights.shape != (2, p.size, p.size):
+        raise ValueError(f"outputs and weights must have shapes (2, n) and (2, n, n) for n = {p.size}, "
+                         f"got {outputs.shape} and {weights.shape}")
+    fig = new_figure(11.0, 3.4)
+    ax_s, ax_w, ax_d = fig.subplots(1, 3, width_ratios=(1.4, 1, 1.4))
+    draw_signal(ax_s, p, clean, noisy, legend=None, dot_size=2.5, dot_alpha=0.5)
+    for out, color, label in zip(outputs, HEAD_COLORS, ("head at $+\\delta$", "head at $-\\delta$"), strict=True):
+        ax_s.plot(p, out, "-", lw=1.8, color=color, label=label)
+    ax_s.legend(loc="upper right", fontsize="x-small")
+    draw_weights(ax_w, weights.mean(axis=0), p, title="the two heads' weights, averaged")
+    ax_d.plot(p, slope, "--", color=COLORS["clean"], lw=1.2, label="true $f'(p)$")
+    ax_d.plot(p, estimate, "-", color=LAYER_COLOR, lw=1.8, label="two heads")
+    ax_d.set_xlabel("position $p$")
+    ax_d.set_ylabel("slope")
+    ax_d.legend(loc="upper center", fontsize="x-small")
     return fig
