@@ -124,15 +124,17 @@ def fallback_file(folder: Path, data_json: str) -> Path:
     return path
 
 
-def render_open(ident: str, data_json: str) -> str:
+def render_open(ident: str, data_json: str, layer: str | None = None) -> str:
     """The explorer element's opening HTML: its data, and the opening of its no-JS fallback.
 
     The fallback's image follows, then :func:`render_close`.
     ``attention_explorer.js`` turns every ``[data-attention-explorer]``
-    element into a live explorer.
+    element into a live explorer; a ``layer``'s element has the class
+    ``ae-kind-<layer>``, for the box its stylesheet reserves.
     """
+    kind = f" ae-kind-{layer}" if layer else ""
     return (
-        f'<div class="attention-explorer" id="{ident}" data-attention-explorer>'
+        f'<div class="attention-explorer{kind}" id="{ident}" data-attention-explorer>'
         f'<script type="application/json" class="attention-explorer-data">{data_json}</script>'
         '<noscript><figure class="attention-explorer-fallback">'
     )
@@ -147,7 +149,7 @@ def render_close(layer: str | None = None) -> str:
 
 
 def visit_html(self, node):
-    self.body.append(render_open(node["ids"][0], node["data_json"]))
+    self.body.append(render_open(node["ids"][0], node["data_json"], node.get("layer")))
 
 
 def depart_html(self, node):

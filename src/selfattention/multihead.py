@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import memory
-from ._validation import as_array, as_instances, as_positive_scalar, naming
+from ._validation import as_array, as_instances, as_positive_scalar, as_temperature, finite_result, naming
 from .core import attention
 from .head import _as_offset, centre_positions, gaussian_head_weights, positional_features
 
@@ -81,7 +81,8 @@ class Head:
         weights : ndarray, shape (n, n)
         """
         X = _as_tokens(X, self.d_model)
-        return attention(X @ self.W_Q, X @ self.W_K, X @ self.W_V, self.temperature)  # (n, d_v), (n, n)
+        with np.errstate(over="ignore", invalid="ignore"), naming("X", "Q", "K", "V"):  # attention names overflows
+            return attention(X @ self.W_Q, X @ self.W_K, X @ self.W_V, self.temperature)  # (n, d_v), (n, n)
 
 
 def offset_head(offset, temperature) -> Head:
@@ -103,7 +104,7 @@ def offset_head(offset, temperature) -> Head:
         With ``d_model = 4``, ``d_k = 3``, ``d_v = 1``.
     """
     W_Q, W_K, W_V = gaussian_head_weights(offset=_as_offset(offset))
-    return Head(W_Q, W_K, W_V, temperature)
+    return Head(W_Q, W_K, W_V, as_temperature(temperature, "temperature"))
 
 
 def signal_tokens(signal, positions) -> np.ndarray:
@@ -147,8 +148,10 @@ def multi_head(X, heads, W_O) -> np.ndarray:
     ndarray, shape (n, d_out)
     """
     concat = head_outputs(X, heads)  # (n, D): D = the heads' d_v added up
-    W_O = as_output_projection(W_O, concat.shape[1])  # (D, d_out)
-    return concat @ W_O  # (n, d_out)
+    W_O = _as_output_projection(W_O, concat.shape[1])  # (D, d_out)
+    with np.errstate(over="ignore", invalid="ignore"):
+        output = concat @ W_O  # (n, d_out)
+    return finite_result(output, "X and W_O: the layer's output overflows the double range")
 
 
 def head_outputs(X, heads) -> np.ndarray:
@@ -164,7 +167,7 @@ def head_outputs(X, heads) -> np.ndarray:
     ndarray, shape (n, D)
         ``D`` is the heads' ``d_v`` added up; head 1's columns come first.
     """
-    heads = as_heads(heads)
+    heads = _as_heads(heads)
     X = _as_tokens(X, heads[0].d_model)
     return np.concatenate([head(X)[0] for head in heads], axis=1)  # (n, D)
 
@@ -189,23 +192,24 @@ def layer_weights(X, heads, W_O) -> np.ndarray:
     -------
     B : ndarray, shape (n, n)
     """
-    heads = as_heads(heads)
+    heads = _as_heads(heads)
     if any(head.d_v != 1 for head in heads):
         raise ValueError(f"heads must all have d_v = 1 for one matrix of weights, got {[h.d_v for h in heads]}")
-    W_O = as_output_projection(W_O, len(heads))  # (M, d_out)
+    W_O = _as_output_projection(W_O, len(heads))  # (M, d_out)
     if W_O.shape[1] != 1:
         raise ValueError(f"W_O must have one column for one matrix of weights, got shape {W_O.shape}")
     X = _as_tokens(X, heads[0].d_model)
     memory.require_matrix(X.shape[0], X.shape[0], "X", count=2)
     B = np.zeros((X.shape[0], X.shape[0]))  # (n, n)
-    for w, head in zip(W_O[:, 0], heads, strict=True):
-        A = head(X)[1]  # (n, n)
-        A *= w
-        B += A
-    return B
+    with np.errstate(over="ignore", invalid="ignore"):
+        for w, head in zip(W_O[:, 0], heads, strict=True):
+            A = head(X)[1]  # (n, n)
+            A *= w
+            B += A
+    return finite_result(B, "W_O: the layer's weights overflow the double range")
 
 
-def as_heads(heads) -> list[Head]:
+def _as_heads(heads) -> list[Head]:
     """``heads`` as a non-empty list of :class:`Head` that all read tokens of one width."""
     heads = as_instances(heads, "heads", Head)
     widths = sorted({head.d_model for head in heads})
@@ -214,7 +218,7 @@ def as_heads(heads) -> list[Head]:
     return heads
 
 
-def as_output_projection(W_O, rows: int) -> np.ndarray:
+def _as_output_projection(W_O, rows: int) -> np.ndarray:
     """``W_O`` as a float array of shape (``rows``, d_out), refused by name otherwise."""
     W_O = as_array(W_O, "W_O", ndim=2)
     if W_O.shape[0] != rows or W_O.shape[1] == 0:
@@ -250,9 +254,8 @@ def derivative_layer(offset, temperature):
     W_O : ndarray, shape (2, 1)
         ``[1, -1] / (2 delta)``.
     """
-    delta = as_positive_scalar(offset, "offset")
-    with naming("offset", "offset"):
-        heads = [offset_head(delta, temperature), offset_head(-delta, temperature)]
+    delta = as_temperature(offset, "offset")  # positive and normal, so that 1 / (2 delta) is finite
+    heads = [offset_head(delta, temperature), offset_head(-delta, temperature)]
     return heads, np.array([[1.0], [-1.0]]) / (2 * delta)
 
 
@@ -279,11 +282,13 @@ def jackknife_layer(temperature, ratio):
     heads : list of Head, length 2
     W_O : ndarray, shape (2, 1)
     """
-    rho2 = as_positive_scalar(ratio, "ratio") ** 2
-    if not 1 < rho2 < np.inf:
-        raise ValueError(f"ratio must be greater than 1 (and its square finite), got {ratio!r}")
-    tau = as_positive_scalar(temperature, "temperature")
-    if not tau * rho2 < np.inf:
+    rho = as_positive_scalar(ratio, "ratio")
+    if not 1 < rho <= 1e150:
+        raise ValueError(f"ratio must be greater than 1 (and at most 1e150, so that its square is finite), "
+                         f"got {ratio!r}")
+    rho2 = rho * rho
+    tau = as_temperature(temperature, "temperature")
+    if not tau <= np.finfo(float).max / rho2:
         raise ValueError(f"temperature times ratio**2 overflows the double range, got {tau!r} and {ratio!r}")
     heads = [offset_head(0.0, tau), offset_head(0.0, tau * rho2)]
     return heads, np.array([[rho2], [-1.0]]) / (rho2 - 1)

@@ -292,8 +292,8 @@ def symbolic_offset_projections():
     check = 2.5
     if not np.allclose(gaussian_head_weights(offset=check)[0], W_0 + check * W_1 + check**2 * W_2, rtol=0, atol=1e-12):
         raise AssertionError("gaussian_head_weights' W_Q is not a polynomial of degree 2 in the offset")
-    WQ = exact_matrix(W_0, name="W_Q") + delta * exact_matrix(W_1, name="W_Q") + delta**2 * exact_matrix(W_2, name="W_Q")
-    return WQ, exact_matrix(K, name="W_K")
+    W_Q = exact_matrix(W_0, name="W_Q") + delta * exact_matrix(W_1, name="W_Q")
+    return W_Q + delta**2 * exact_matrix(W_2, name="W_Q"), exact_matrix(K, name="W_K")
 
 
 def symbolic_offset_score():

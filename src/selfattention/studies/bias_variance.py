@@ -117,7 +117,7 @@ def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None, smooth
     draws = as_count(draws, "draws", minimum=2)
     taus = as_temperatures(temperatures, "temperatures")
     rng = as_rng(rng)
-    smooth = as_smoother(smoother)
+    smooth = _as_smoother(smoother)
     memory.require(8 * (2 * draws * n + 3 * taus.size * n) + memory.BYTES_PER_ENTRY * n * n, "n and draws",
                    f"{draws} draws of {n} samples and a {n} x {n} attention matrix")
     p, f, _ = noisy_sine(n, 0.0, periods=periods)  # (n,), (n,): the clean sine
@@ -131,7 +131,7 @@ def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None, smooth
     return ErrorParts(p, taus, *parts[:3], draws, parts[3])
 
 
-def as_smoother(smoother):
+def _as_smoother(smoother):
     """``smoother``, or :func:`~selfattention.head.gaussian_head` when it is None; refused unless callable."""
     if smoother is None:
         return gaussian_head

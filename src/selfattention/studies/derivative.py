@@ -23,7 +23,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import memory
-from .._validation import as_array, as_count, as_nonnegative_scalar, as_positive_scalar, as_series, naming
+from .._validation import (
+    TINY,
+    as_array,
+    as_count,
+    as_nonnegative_scalar,
+    as_positive_scalar,
+    as_series,
+    as_temperatures,
+    finite_result,
+    naming,
+)
 from ..multihead import derivative_layer, layer_weights, signal_tokens
 from ..signals import noisy_sine
 from .bias_variance import region_mask
@@ -54,7 +64,8 @@ def derivative_weights(positions, offset, temperature) -> np.ndarray:
     (p,) = as_series(positions=positions)
     memory.require_matrix(p.size, p.size, "positions", count=3)
     heads, W_O = derivative_layer(offset, temperature)
-    return layer_weights(signal_tokens(np.zeros_like(p), p), heads, W_O)  # (n, n)
+    with naming("positions", "X"):  # scores that overflow: the positions are too far apart
+        return layer_weights(signal_tokens(np.zeros_like(p), p), heads, W_O)  # (n, n)
 
 
 def true_derivative(positions, periods=1.0) -> np.ndarray:
@@ -71,7 +82,9 @@ def true_derivative(positions, periods=1.0) -> np.ndarray:
     """
     p = as_array(positions, "positions", ndim=1)
     omega = 2 * np.pi * as_nonnegative_scalar(periods, "periods")
-    return omega * np.cos(omega * p)  # (n,)
+    with np.errstate(over="ignore", invalid="ignore"):
+        slope = omega * np.cos(omega * p)  # (n,)
+    return finite_result(slope, "periods and positions: the sine's phase overflows the double range")
 
 
 @dataclass(frozen=True)
@@ -120,8 +133,7 @@ def derivative_risk(n, sigma, offsets, temperatures, region="interior") -> Deriv
     DerivativeRisk
     """
     n, sigma = as_count(n, "n", minimum=2), as_nonnegative_scalar(sigma, "sigma")
-    deltas = [as_positive_scalar(d, "offsets") for d in as_array(offsets, "offsets", ndim=1)]
-    taus = [as_positive_scalar(t, "temperatures") for t in as_array(temperatures, "temperatures", ndim=1)]
+    deltas, taus = _as_offsets(offsets), as_temperatures(temperatures, "temperatures").tolist()
     p, f, _ = noisy_sine(n, 0.0)  # (n,), (n,)
     inside, truth = region_mask(p, region), true_derivative(p)
     out = np.empty((2, len(deltas), len(taus)))
@@ -129,7 +141,9 @@ def derivative_risk(n, sigma, offsets, temperatures, region="interior") -> Deriv
         for b, tau in enumerate(taus):
             with naming("offsets", "offset"), naming("temperatures", "temperature"):
                 B = derivative_weights(p, delta, tau)  # (n, n)
-            out[:, a, b] = ((B @ f - truth)[inside] ** 2).mean(), sigma**2 * (B[inside] ** 2).sum(axis=1).mean()
+            with np.errstate(over="ignore", invalid="ignore"):
+                out[:, a, b] = ((B @ f - truth)[inside] ** 2).mean(), sigma * sigma * (B[inside] ** 2).sum(axis=1).mean()
+    finite_result(out, "sigma and offsets: the error overflows the double range")
     return DerivativeRisk(np.array(deltas), np.array(taus), out[0], out[1])
 
 
@@ -149,14 +163,18 @@ def noise_std(positions, offsets, temperature, sigma) -> np.ndarray:
     """
     (p,) = as_series(positions=positions)
     sigma = as_nonnegative_scalar(sigma, "sigma")
-    deltas = [as_positive_scalar(d, "offsets") for d in as_array(offsets, "offsets", ndim=1)]
+    deltas = _as_offsets(offsets)
     with naming("offsets", "offset"):
         rows = [derivative_weights(p, delta, temperature)[p.size // 2] for delta in deltas]
-    return sigma * np.sqrt(np.sum(np.square(rows), axis=1))  # (a,)
+    with np.errstate(over="ignore"):
+        noise = sigma * np.sqrt(np.sum(np.square(rows), axis=1))  # (a,)
+    return finite_result(noise, "sigma and offsets: the noise overflows the double range")
 
 
 def leading_order_noise(n, offsets, temperature, sigma) -> np.ndarray:
-    r"""The interior noise of the module's docstring, ``sigma sqrt((1 - exp(-delta**2/h**2)) / (4 sqrt(pi) N h delta**2))``.
+    r"""The noise of the module's docstring in the interior: its standard deviation, from the variance formula.
+
+    .. math:: \sigma \sqrt{\frac{1 - \exp(-\delta^2 / h^2)}{4 \sqrt\pi\, N h\, \delta^2}}
 
     Parameters
     ----------
@@ -170,13 +188,24 @@ def leading_order_noise(n, offsets, temperature, sigma) -> np.ndarray:
     ndarray, shape (a,)
     """
     n, sigma = as_count(n, "n", minimum=2), as_nonnegative_scalar(sigma, "sigma")
-    deltas = as_array(offsets, "offsets", ndim=1)
-    if (deltas <= 0).any():
-        raise ValueError("offsets must all be positive")
+    deltas = np.array(_as_offsets(offsets))
     h = np.sqrt(as_positive_scalar(temperature, "temperature") / 2)
     density = n - 1  # samples per unit of position
-    with np.errstate(over="ignore", under="ignore"):
-        return sigma * np.sqrt(-np.expm1(-(deltas / h) ** 2) / (4 * np.sqrt(np.pi) * density * h * deltas**2))
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        x2 = (deltas / h) ** 2  # (a,)
+        # (1 - exp(-x2)) / (h delta**2) = g / h**3, with g = (1 - exp(-x2)) / x2, which tends to 1 as x2 -> 0
+        g = np.where(x2 > 1e-12, -np.expm1(-x2) / np.where(x2 > 1e-12, x2, 1.0), 1.0 - x2 / 2)
+        noise = sigma * np.sqrt(g / (4 * np.sqrt(np.pi) * density)) / h**1.5
+    return finite_result(noise, "sigma and temperature: the noise overflows the double range")
+
+
+def _as_offsets(offsets) -> list[float]:
+    """``offsets`` as a non-empty list of positive floats, refused by name otherwise."""
+    deltas = as_array(offsets, "offsets", ndim=1)
+    if deltas.size == 0 or (deltas < TINY).any():
+        raise ValueError(f"offsets must be a non-empty array of positive numbers, each at least {TINY:.6g} "
+                         f"(the smallest normal double), got {deltas.tolist()!r}")
+    return deltas.tolist()
 
 
 def best_offset_ratio() -> float:

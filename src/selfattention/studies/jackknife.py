@@ -118,17 +118,20 @@ def _cost(rho: np.ndarray) -> np.ndarray:
     return rho ** (4 / 9) * V ** (8 / 9)
 
 
-def error_grids(*, seed, ratio=RATIO):
-    """The best temperature and the least error on :mod:`.power_laws`' grid, for one head and for the layer.
+def error_grids(*, seed, ratio=RATIO, ns=power_laws.GRID_NS, sigmas=power_laws.GRID_SIGMAS,
+                temperatures=power_laws.GRID_TEMPERATURES, draws=power_laws.GRID_DRAWS):
+    """The best temperature and the least error on a grid of ``N`` and ``sigma``, for one head and for the layer.
 
     Parameters
     ----------
     seed : int
         Both runs draw their noise from a generator of this seed, so they
-        see the same noisy sines; with the book's seed, the one head's best
-        temperatures are those of chapter 7's power laws
+        see the same noisy sines; with the book's seed and the default grid,
+        the one head's best temperatures are those of chapter 7's power laws
         (:func:`~selfattention.studies.power_laws.best_temperature_grid`).
     ratio : float
+    ns, sigmas, temperatures, draws
+        The grid, :mod:`.power_laws`' by default (:func:`~selfattention.studies.power_laws.best_error_grid`).
 
     Returns
     -------
@@ -136,23 +139,24 @@ def error_grids(*, seed, ratio=RATIO):
         ``{("one head" | "two heads", "measured" | "expected"): (best, least)}``,
         as :func:`~selfattention.studies.power_laws.best_error_grid` returns them.
     """
-    grid = (power_laws.GRID_NS, power_laws.GRID_SIGMAS, power_laws.GRID_TEMPERATURES)
     smoothers = {"one head": None, "two heads": jackknife_smoother(ratio)}
     seed = as_seed(seed, "seed")
     out = {}
     for name, smoother in smoothers.items():
-        grids = power_laws.best_error_grid(*grid, draws=power_laws.GRID_DRAWS, rng=seed, smoother=smoother)
+        grids = power_laws.best_error_grid(ns, sigmas, temperatures, draws=draws, rng=seed, smoother=smoother)
         out.update({(name, kind): pair for kind, pair in grids.items()})
     return out
 
 
-def error_fits(grids):
+def error_fits(grids, ns=power_laws.GRID_NS, sigmas=power_laws.GRID_SIGMAS):
     """The power laws of the best temperature and of the least error, fitted on each grid.
 
     Parameters
     ----------
     grids : dict
         As :func:`error_grids` returns them.
+    ns, sigmas : sequence
+        The grid's numbers of samples and noise levels: :mod:`.power_laws`' by default.
 
     Returns
     -------
@@ -164,7 +168,7 @@ def error_fits(grids):
             isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(t, Mapping) for t in pair)
             for pair in grids.values()):
         raise InputTypeError("grids must map keys to (best, least) pairs of dicts, as error_grids returns them")
-    fit = functools.partial(power_laws.fit_power_law, power_laws.GRID_NS, power_laws.GRID_SIGMAS)
+    fit = functools.partial(power_laws.fit_power_law, ns, sigmas)
     return {(*key, region): (fit(best[region]), fit(least[region]))
             for key, (best, least) in grids.items() for region in best}
 
