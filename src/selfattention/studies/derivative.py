@@ -142,7 +142,8 @@ def derivative_risk(n, sigma, offsets, temperatures, region="interior") -> Deriv
             with naming("offsets", "offset"), naming("temperatures", "temperature"):
                 B = derivative_weights(p, delta, tau)  # (n, n)
             with np.errstate(over="ignore", invalid="ignore"):
-                out[:, a, b] = ((B @ f - truth)[inside] ** 2).mean(), sigma * sigma * (B[inside] ** 2).sum(axis=1).mean()
+                variance = sigma * sigma * (B[inside] ** 2).sum(axis=1).mean()
+                out[:, a, b] = ((B @ f - truth)[inside] ** 2).mean(), variance
     finite_result(out, "sigma and offsets: the error overflows the double range")
     return DerivativeRisk(np.array(deltas), np.array(taus), out[0], out[1])
 
