@@ -28,7 +28,8 @@ OFFSET_STEP = 0.005
 #: That explorer's temperature slider. It starts at 1e-3 (a bandwidth of 0.022) rather than at 1e-8:
 #: the package rounds the expanded square of its scores to about eps (max|p| + delta)**2, and
 #: dividing by tau >= 1e-3 keeps the change this makes to a weight near 1e-13, well below the 1e-12
-#: to which the browser tests hold the explorer to the package.
+#: to which the browser tests hold the explorer to the package. With the largest offset it also keeps
+#: exp(-delta**2 / tau), the least a row's largest entry can be in the explorer's band, far from underflow.
 LAYER_TEMPERATURE_RANGE = (1e-3, 0.1)
 
 

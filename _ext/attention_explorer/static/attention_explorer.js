@@ -25,10 +25,8 @@
  *   out_i = sum_j w_ij y_j
  * On the uniform grid the kernel depends on d = j - i only, so it is computed
  * once per difference (at most 2n - 1 exponentials, not n^2), shifted by the
- * largest score of a row as the package's max-subtracted softmax is. A row
- * whose best key lies past an end of the grid (a head with an offset, near
- * that end) has a smaller largest score: it is computed on its own, from the
- * key at the end.
+ * largest score there is, as the package's max-subtracted softmax shifts
+ * each row by its own (see band()).
  * "Best tau" is leave-one-out cross-validation with the diagonal masked, as
  * selfattention.choose_temperature: the candidate with the least mean
  * squared error of predicting each y_i from all the other samples; of the
@@ -100,8 +98,11 @@
    * The band of the engineered head at offset `delta` on the grid of n points `step` apart:
    * the kernel exp(-u_d^2 / tau - shift), u_d = d step - delta, for each difference d = j - i,
    * with shift = -u_*^2 / tau, u_* the u of least size (over d != 0 with `skipSelf`: the
-   * leave-one-out mask), so that the largest entry is 1; trailing zeros are cut off (d in [lo, hi]).
-   * Rows whose best key i + d_* lies off the grid get their own kernel, from the key at the end.
+   * leave-one-out mask), so that the largest entry is 1, as the package's max-subtracted softmax
+   * makes it; trailing zeros are cut off (d in [lo, hi]). A row whose best key i + d_* lies off the
+   * grid (a head with an offset, near an end) has a smaller largest entry, exp(-delta^2 / tau) at
+   * least, which the sliders keep far above underflow (OFFSET_RANGE and LAYER_TEMPERATURE_RANGE of
+   * selfattention.defaults): normalised by its row's sum, it gives the package's weights all the same.
    */
   function band(n, step, tau, delta, skipSelf) {
     const u = (d) => d * step - delta;
@@ -128,32 +129,12 @@
       if (v === 0) break;
     }
     if (skipSelf) kern[n - 1] = 0;
-    const own = new Array(n).fill(null); // rows with a kernel of their own: {lo, hi, values}
-    for (let i = 0; i < n; i++) {
-      if (best.some((d) => i + d >= 0 && i + d <= n - 1)) continue;
-      const pastEnd = i + best[0] > n - 1; // else before the start
-      const edge = pastEnd ? n - 1 - i : -i; // the difference to the key at that end
-      const rowShift = -(u(edge) * u(edge)) / tau;
-      const values = [];
-      const inward = pastEnd ? -1 : 1;
-      let d = edge;
-      for (; d >= -i && d <= n - 1 - i; d += inward) {
-        const v = Math.exp(-(u(d) * u(d)) / tau - rowShift);
-        if (v === 0) break;
-        values.push(v);
-      }
-      const dLast = d - inward;
-      own[i] = inward < 0 ? { lo: dLast, hi: edge, values: Float64Array.from(values.reverse()) }
-        : { lo: edge, hi: dLast, values: Float64Array.from(values) };
-    }
-    return { n, kern, lo, hi, own };
+    return { n, kern, lo, hi };
   }
 
   /** Row i's unnormalised weight of key j, from band(). */
   function rawWeight(b, i, j) {
     const d = j - i;
-    const row = b.own[i];
-    if (row) return d >= row.lo && d <= row.hi ? row.values[d - row.lo] : 0;
     return d >= b.lo && d <= b.hi ? b.kern[d + b.n - 1] : 0;
   }
 
@@ -163,11 +144,9 @@
     const output = new Float64Array(n);
     const rowSum = new Float64Array(n);
     for (let i = 0; i < n; i++) {
-      const row = b.own[i];
-      const dLo = row ? row.lo : b.lo, dHi = row ? row.hi : b.hi;
       let num = 0, den = 0;
-      for (let j = Math.max(0, i + dLo), end = Math.min(n - 1, i + dHi); j <= end; j++) {
-        const k = row ? row.values[j - i - dLo] : b.kern[j - i + n - 1];
+      for (let j = Math.max(0, i + b.lo), end = Math.min(n - 1, i + b.hi); j <= end; j++) {
+        const k = b.kern[j - i + n - 1];
         num += k * y[j]; den += k;
       }
       output[i] = num / den;
