@@ -5,16 +5,19 @@ tokens ``i`` and ``j`` equal
 
 .. math:: q_i \cdot k_j = -(p_i - p_j)^2 = -p_i^2 + 2 p_i p_j - p_j^2,
 
-and the bilateral head's (:mod:`~selfattention.bilateral`) to make it
+the bilateral head's (:mod:`~selfattention.bilateral`) to make it
 
-.. math:: q_i \cdot k_j = -\frac{(p_i - p_j)^2}{\tau_p} - \frac{(s_i - s_j)^2}{\tau_s}.
+.. math:: q_i \cdot k_j = -\frac{(p_i - p_j)^2}{\tau_p} - \frac{(s_i - s_j)^2}{\tau_s},
 
-This module checks both claims with computer algebra: it builds the two
+and the head at an offset ``delta`` to make it ``-(p_i + delta - p_j)**2``.
+
+This module checks these claims with computer algebra: it builds the two
 tokens' augmented rows (``x = [s, p, p**2, 1]``, or ``[s, s**2, p, p**2, 1]``)
 from symbols, multiplies them by the package's *actual* projections
 (converted exactly, ``sqrt(2)`` included; the bilateral head's at unit
-temperatures, each query dimension then divided by its temperature symbol)
-and simplifies the dot product.
+temperatures, each query dimension then divided by its temperature symbol;
+the offset head's ``W_Q`` recovered as a polynomial in the symbol ``delta``
+from three numeric offsets) and simplifies the dot product.
 
 sympy is imported here only, so ``import selfattention`` never needs it.
 """

@@ -199,16 +199,26 @@ def test_each_slider_moves_by_mouse_drag(explorer, key):
     assert_matches_package(explorer, weights=after["n"] <= 500)
 
 
+def tap_slider(page, url, key):
+    """Open ``url`` and tap slider ``key`` at 80 % of its track."""
+    page.goto(url, wait_until="networkidle")
+    page.wait_for_function(f"!!{API}")
+    slider = page.locator(f"{SELECTOR} input[id$='-{key}']")
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
+    page.touchscreen.tap(box["x"] + 0.8 * box["width"], box["y"] + box["height"] / 2)
+    page.wait_for_timeout(100)
+
+
+def touch_page(browser, site_url, width):
+    """A phone's page, ``width`` px wide, with a touch screen."""
+    return open_page(browser, {site_url}, viewport={"width": width, "height": 780}, has_touch=True, is_mobile=True)
+
+
 def test_slider_moves_by_touch(browser, site_url):
-    page = open_page(browser, {site_url}, viewport={"width": 375, "height": 740}, has_touch=True, is_mobile=True)
+    page = touch_page(browser, site_url, 375)
     try:
-        page.goto(f"{site_url}/book/smoothing.html", wait_until="networkidle")
-        page.wait_for_function(f"!!{API}")
-        slider = page.locator(f"{SELECTOR} input[id$='-n']")
-        slider.scroll_into_view_if_needed()
-        box = slider.bounding_box()
-        page.touchscreen.tap(box["x"] + 0.8 * box["width"], box["y"] + box["height"] / 2)
-        page.wait_for_timeout(100)
+        tap_slider(page, f"{site_url}/book/smoothing.html", "n")
         assert params(page)["n"] > defaults.N
         assert_matches_package(page, weights=False)
         assert page.external_requests == []
@@ -407,6 +417,7 @@ def assert_layer_matches_package(page, weights=True):
     positions, clean, noisy, runs, output, slope = package_layer(p)
     scale = max(1.0, np.abs(noisy).max())  # outputs are weighted averages of the samples
     np.testing.assert_allclose(got["positions"], positions, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(got["clean"], clean, rtol=0, atol=1e-12)
     np.testing.assert_allclose(got["noisy"], noisy, rtol=0, atol=1e-12)
     np.testing.assert_allclose(got["slope"], slope, rtol=0, atol=1e-12)
     for head, (want_out, want_w) in zip(heads, runs, strict=True):
@@ -494,15 +505,9 @@ def test_each_layer_slider_moves_by_keyboard_and_redraws(layer, key):
 
 
 def test_the_offset_slider_moves_by_touch(browser, site_url):
-    page = open_page(browser, {site_url}, viewport={"width": 390, "height": 800}, has_touch=True, is_mobile=True)
+    page = touch_page(browser, site_url, 390)
     try:
-        page.goto(f"{site_url}/book/many-heads.html", wait_until="networkidle")
-        page.wait_for_function(f"!!{API}")
-        slider = page.locator(f"{SELECTOR} input[id$='-delta']")
-        slider.scroll_into_view_if_needed()
-        box = slider.bounding_box()
-        page.touchscreen.tap(box["x"] + 0.8 * box["width"], box["y"] + box["height"] / 2)
-        page.wait_for_timeout(100)
+        tap_slider(page, f"{site_url}/book/many-heads.html", "delta")
         assert page.evaluate(f"{API}.params")["delta"] > 0.1
         assert_layer_matches_package(page, weights=False)
         root = page.locator(SELECTOR)

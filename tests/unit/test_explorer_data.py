@@ -139,6 +139,7 @@ def test_the_layers_fallback_is_the_package_derivative_layer():
         np.testing.assert_array_equal(weights[k], head(X)[1])
         np.testing.assert_array_equal(outputs[k], head(X)[0][:, 0])
     np.testing.assert_allclose(slope, 2 * np.pi * np.cos(2 * np.pi * p), rtol=0, atol=1e-14)
+    np.testing.assert_array_equal(clean, sa.noisy_sine(40, 0.0)[1])
 
 
 @pytest.mark.parametrize(
