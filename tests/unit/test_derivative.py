@@ -78,7 +78,7 @@ def test_true_derivative_is_the_sines():
     [
         (lambda: dv.derivative_weights(np.linspace(0, 1, 5), 0.0, 0.1), "offset must be positive"),
         (lambda: dv.derivative_risk(10, 0.3, [0.1, -0.1], [0.01]), "offsets must be a non-empty array of positive"),
-        (lambda: dv.derivative_risk(10, 0.3, [0.1], [0.0]), "temperatures must be positive"),
+        (lambda: dv.derivative_risk(10, 0.3, [0.1], [0.0]), "temperatures must all be positive"),
         (lambda: dv.derivative_risk(10, 0.3, [0.1], [0.01], "middle"), "region must be one of"),
         (lambda: dv.noise_std(np.linspace(0, 1, 5), [np.nan], 0.1, 0.3), "offsets contains NaN"),
         (lambda: dv.leading_order_noise(10, [0.0], 0.1, 0.3), "offsets must be a non-empty array of positive"),

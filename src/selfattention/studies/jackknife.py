@@ -127,7 +127,7 @@ def error_grids(*, seed, ratio=RATIO, ns=power_laws.GRID_NS, sigmas=power_laws.G
     seed : int
         Both runs draw their noise from a generator of this seed, so they
         see the same noisy sines; with the book's seed and the default grid,
-        the one head's best temperatures are those of chapter 7's power laws
+        the one head's best temperatures are those of the kernel-regression chapter's power laws
         (:func:`~selfattention.studies.power_laws.best_temperature_grid`).
     ratio : float
     ns, sigmas, temperatures, draws
