@@ -317,10 +317,12 @@
       " (0 at the top), column j = key p", el("sub", {}, ["j"]), " (0 at the left)"]);
   }
 
+  /** A legend of [key, text] entries; each key stays on the line of its text. */
   function legend(entries) {
-    const items = [];
-    for (const [key, text] of entries) items.push(el("span", { class: `ae-key ae-key-${key}` }), `${text} `);
-    return el("figcaption", { class: "ae-legend" }, items);
+    const items = entries.map(([key, text]) => el("span", { class: "ae-legend-item" }, [
+      el("span", { class: `ae-key ae-key-${key}` }), text,
+    ]));
+    return el("figcaption", { class: "ae-legend" }, items.flatMap((item) => [item, " "]));
   }
 
   // ---------------------------------------------------------------- the explorers
