@@ -79,6 +79,15 @@
 
   // ---------------------------------------------------------------- the math
 
+  /**
+   * Kernel entries below CUT times the least largest entry of a row are left out of a band. Every
+   * row holds the key at d = 0 (or, masked, one at d = +-1), so that least largest entry is at least
+   * the kernel's entry there; with at most n - 1 < 2^10 entries dropped, a row loses less than 2^-50
+   * (1e-15) of its sum, far below the browser tests' tolerances. It spares the products of far keys
+   * that would add nothing: most of them, at the temperatures a reader smooths with.
+   */
+  const CUT = 2 ** -60;
+
   /** The book's noisy sine: positions, clean and noisy, shape (n,). */
   function noisySine(n, sigma, periods, z) {
     const positions = new Float64Array(n);
@@ -99,8 +108,9 @@
    * the kernel exp(-u_d^2 / tau - shift), u_d = d step - delta, for each difference d = j - i,
    * with shift = -u_*^2 / tau, u_* the u of least size (over d != 0 with `skipSelf`: the
    * leave-one-out mask), so that the largest entry is 1, as the package's max-subtracted softmax
-   * makes it; trailing zeros are cut off (d in [lo, hi]). A row whose best key i + d_* lies off the
-   * grid (a head with an offset, near an end) has a smaller largest entry, exp(-delta^2 / tau) at
+   * makes it; the entries too small to matter are cut off (d in [lo, hi], see CUT). A row whose
+   * best key i + d_* lies off the grid (a head with an offset, near an end) has a smaller largest
+   * entry, exp(-delta^2 / tau) at
    * least, which the sliders keep far above underflow (OFFSET_RANGE and LAYER_TEMPERATURE_RANGE of
    * selfattention.defaults): normalised by its row's sum, it gives the package's weights all the same.
    */
@@ -114,19 +124,20 @@
     const top = Math.min(...candidates.map((d) => u(d) * u(d)));
     const best = candidates.filter((d) => u(d) * u(d) === top); // one difference, or two that tie
     const shift = -top / tau;
+    const floor = CUT * (skipSelf ? 1 : Math.exp(-(delta * delta) / tau - shift)); // CUT x the entry at d = 0
     const kern = new Float64Array(2 * n - 1); // kern[d + n - 1]
     let lo = best[0], hi = best[best.length - 1];
     for (let d = best[0]; d <= n - 1; d++) {
       const v = Math.exp(-(u(d) * u(d)) / tau - shift);
+      if (v < floor && d > best[best.length - 1]) break; // the rest are smaller still
       kern[d + n - 1] = v;
       hi = d;
-      if (v === 0 && d > best[best.length - 1]) break; // the rest underflow too
     }
     for (let d = best[0] - 1; d >= -(n - 1); d--) {
       const v = Math.exp(-(u(d) * u(d)) / tau - shift);
+      if (v < floor) break;
       kern[d + n - 1] = v;
       lo = d;
-      if (v === 0) break;
     }
     if (skipSelf) kern[n - 1] = 0;
     return { n, kern, lo, hi };
