@@ -28,7 +28,7 @@ from .core import attention
 from .head import _as_offset, centre_positions, gaussian_head_weights, positional_features
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: its fields are arrays
 class Head:
     r"""One attention head: its projections and its temperature.
 

@@ -175,6 +175,7 @@ def test_a_head_is_frozen_and_keeps_its_own_copies():
         head.W_Q[0, 0] = 3.0
     with pytest.raises(AttributeError):
         head.temperature = 2.0  # frozen dataclass
+    assert head == head and head != Head(W, W, W[:, :1], 0.5) and len({head, head}) == 1  # by identity
 
 
 @pytest.mark.parametrize(
