@@ -1,9 +1,11 @@
-"""How fast the in-page attention explorer redraws, in headless Chromium.
+"""How fast the in-page attention explorers redraw, in headless Chromium.
 
-For N = 100, 500 and the slider's largest N, the explorer (the very element,
-script and stylesheet the book's ``attention-explorer`` directive emits, on a
-bare local page) answers a series of slider changes; each change is an
-``input`` event on the slider, as a drag makes. Two times per change:
+Both kinds: the smoothing chapter's one head, and the derivative layer of
+"Many heads" (two heads, three canvases). For N = 100, 500 and the slider's
+largest N, the explorer (the very element, script and stylesheet the book's
+``attention-explorer`` directive emits, on a bare local page) answers a
+series of slider changes; each change is an ``input`` event on the slider,
+as a drag makes. Two times per change:
 
 - redraw: from the start of the redraw to its pixels being on both canvases
   (the work: the head, the signal panel, the heat map; a 1-pixel read-back
@@ -14,9 +16,10 @@ bare local page) answers a series of slider changes; each change is an
 
 The "best tau" button's leave-one-out search is timed too. The temperature
 slider sweeps its whole range (wide kernels are the slowest); the noise
-slider moves at the book's default temperature. Medians (and 90th
-percentiles) are reported; the target is a redraw under 16 ms (one frame) at
-the largest N.
+slider moves at the book's default temperature, and the layer's offset
+slider sweeps its range at the layer's starting temperature. Medians (and
+90th percentiles) are reported; the goal, checked, is a median redraw under
+16 ms (one frame) at the largest N, for every slider of both explorers.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import tempfile
 from pathlib import Path
 
 from _ext import attention_explorer as ext
+from benchmarks import check_goals
 from tools import chromium
 from tools.servers import StaticServer
 
@@ -36,7 +40,8 @@ TARGET_MS = 16.0
 MEASURE = """async ([key, n, count]) => {
   const root = document.querySelector('[data-attention-explorer]');
   const api = root.attentionExplorer;
-  api.setParams({n, sigma: api.data.sigma, tau: api.data.temperature});
+  const start = {sigma: api.data.sigma, tau: api.data.temperature};
+  api.setParams({n, ...start, ...(api.data.layer ? {delta: api.data.offset} : {})});
   const slider = root.querySelector(`input[id$='-${key}']`);
   const canvases = [...root.querySelectorAll('canvas')];
   const lo = Number(slider.min), hi = Number(slider.max);
@@ -74,22 +79,26 @@ BEST = """([n, count]) => {
 }"""
 
 
-def write_page(directory: Path) -> None:
-    """A bare page holding one explorer, with the extension's own assets."""
+#: The explorers measured: page -> (the directive's layer, the sliders moved).
+KINDS = {"index": (None, ("tau", "sigma")), "layer": ("derivative", ("tau", "sigma", "delta"))}
+
+
+def write_page(directory: Path, layer=None) -> None:
+    """A bare page holding one explorer (``layer``'s, or the one head's), with the extension's own assets."""
     from selfattention.interactive.explorer_data import explorer_json
 
-    data_json = explorer_json()
+    data_json = explorer_json(**({"layer": layer} if layer else {}))
     for name in (ext.JS_FILE, ext.CSS_FILE):
         shutil.copy(ext.STATIC / name, directory / name)
-    body = ext.render_open("attention-explorer-1", data_json) + ext.render_close()
-    (directory / "index.html").write_text(
+    body = ext.render_open("attention-explorer-1", data_json, layer) + ext.render_close(layer)
+    (directory / f"{'layer' if layer else 'index'}.html").write_text(
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<link rel='stylesheet' href='{ext.CSS_FILE}'><script defer src='{ext.JS_FILE}'></script></head>"
         f"<body style='margin:0 auto;max-width:46rem;font-family:sans-serif'>{body}</body></html>"
     )
 
 
-def measure(url: str, sizes) -> dict:
+def measure(url: str, sizes, keys, best=True) -> dict:
     from playwright.sync_api import sync_playwright
 
     results = {}
@@ -100,8 +109,9 @@ def measure(url: str, sizes) -> dict:
             page.goto(url, wait_until="load")
             page.wait_for_function("!!document.querySelector('[data-attention-explorer]').attentionExplorer")
             for n in sizes:
-                results[n, "best"] = page.evaluate(BEST, [n, 7])
-                for key in ("tau", "sigma"):
+                if best:
+                    results[n, "best"] = page.evaluate(BEST, [n, 7])
+                for key in keys:
                     page.evaluate(MEASURE, [key, n, 10])  # warm up the JIT
                     results[n, key] = page.evaluate(MEASURE, [key, n, CHANGES])
         finally:
@@ -119,36 +129,53 @@ def main() -> str:
     from selfattention.kernel import DEFAULT_CANDIDATES
 
     sizes = (100, 500, defaults.N_RANGE[1])
+    results = {}
     with tempfile.TemporaryDirectory(prefix="bench-explorer-") as tmp:
-        write_page(Path(tmp))
+        for layer, _ in KINDS.values():
+            write_page(Path(tmp), layer)
         server = StaticServer(Path(tmp))
         try:
-            results = measure(f"{server.url}/index.html", sizes)
+            for page, (layer, keys) in KINDS.items():
+                results[page] = measure(f"{server.url}/{page}.html", sizes, keys, best=layer is None)
         finally:
             server.stop()
     lines = [
         f"Headless Chromium, 1280x900 viewport, {CHANGES} slider changes per row; times in ms, "
         "median (90th percentile).",
         "",
-        "| N | slider | redraw | latency: input to redraw done, incl. the wait for the frame |",
-        "| ---: | --- | ---: | ---: |",
+        "| explorer | N | slider | redraw | latency: input to redraw done, incl. the wait for the frame |",
+        "| --- | ---: | --- | ---: | ---: |",
     ]
-    for (n, key), timings in results.items():
-        if key == "best":
-            continue
-        redraw = stats([t["redraw"] for t in timings])
-        latency = stats([t["latency"] for t in timings])
-        lo, hi = defaults.TEMPERATURE_RANGE
-        label = f"τ (sweeps {lo:g} to {hi:g})" if key == "tau" else "σ (τ = book default)"
-        lines.append(f"| {n} | {label} | {redraw[0]:.2f} ({redraw[1]:.2f}) | {latency[0]:.2f} ({latency[1]:.2f}) |")
-    best = ", ".join(f"{statistics.median(results[n, 'best']):.0f} ms at N = {n}" for n in sizes)
+    labels = {
+        "tau": lambda lo, hi: f"τ (sweeps {lo:g} to {hi:g})",
+        "sigma": lambda lo, hi: "σ (τ at its start)",
+        "delta": lambda lo, hi: "δ (sweeps {:g} to {:g})".format(*defaults.OFFSET_RANGE),
+    }
+    ranges = {"index": defaults.TEMPERATURE_RANGE, "layer": defaults.LAYER_TEMPERATURE_RANGE}
+    names = {"index": "one head", "layer": "derivative layer"}
+    missed = []
+    for page, found in results.items():
+        for (n, key), timings in found.items():
+            if key == "best":
+                continue
+            redraw = stats([t["redraw"] for t in timings])
+            latency = stats([t["latency"] for t in timings])
+            lines.append(f"| {names[page]} | {n} | {labels[key](*ranges[page])} | {redraw[0]:.2f} ({redraw[1]:.2f}) "
+                         f"| {latency[0]:.2f} ({latency[1]:.2f}) |")
+            if n == sizes[-1] and redraw[0] >= TARGET_MS:
+                missed.append(f"{names[page]}, {key} slider at N = {n}: median redraw {redraw[0]:.2f} ms "
+                              f"(goal < {TARGET_MS:.0f} ms)")
+    best = ", ".join(f"{statistics.median(results['index'][n, 'best']):.0f} ms at N = {n}" for n in sizes)
     lines += ["", f"The best-τ button (leave-one-out over {len(DEFAULT_CANDIDATES)} candidates), median: {best}."]
-    worst = max(stats([t["redraw"] for t in results[sizes[-1], key]])[0] for key in ("tau", "sigma"))
-    verdict = "meets" if worst < TARGET_MS else "MISSES"
-    lines += ["", f"Largest N = {sizes[-1]}: median redraw {worst:.2f} ms, {verdict} the {TARGET_MS:.0f} ms target."]
+    worst = max(stats([t["redraw"] for t in timings])[0]
+                for found in results.values() for (n, key), timings in found.items()
+                if n == sizes[-1] and key != "best")
+    verdict = "meets" if not missed else "MISSES"
+    lines += ["", f"Largest N = {sizes[-1]}: slowest median redraw {worst:.2f} ms, "
+              f"{verdict} the {TARGET_MS:.0f} ms goal."]
     text = "\n".join(lines)
     print(text)
-    return text
+    return check_goals(text, missed)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from functools import cache
 import numpy as np
 
 import selfattention
-from selfattention import core, defaults, head, kernel, memory, metrics, signals, symbolic
+from selfattention import core, defaults, head, kernel, memory, metrics, multihead, signals, symbolic
 from selfattention.figures import (
     _style,
     bias_variance,
@@ -40,10 +40,13 @@ from selfattention.figures import (
     smoothing,
     temperature_limits,
 )
+from selfattention.figures import multihead as mh_figures
 from selfattention.interactive import explorer_data, widget
 from selfattention.studies import bias_variance as bv
+from selfattention.studies import derivative as dv
 from selfattention.studies import dk_scaling as dks
 from selfattention.studies import gaussian_band as band
+from selfattention.studies import jackknife as jk
 from selfattention.studies import leave_one_out as loo
 from selfattention.studies import noise_and_samples as ns
 from selfattention.studies import onedim as od
@@ -62,6 +65,11 @@ NO_USER_DATA = {
     "selfattention.symbolic.symbolic_bilateral_projections": "no arguments",
     "selfattention.symbolic.symbolic_bilateral_score": "no arguments",
     "selfattention.symbolic.is_bilateral_score": "no arguments",
+    "selfattention.symbolic.symbolic_offset_projections": "no arguments",
+    "selfattention.symbolic.symbolic_offset_score": "no arguments",
+    "selfattention.symbolic.is_offset_squared_distance": "no arguments",
+    "selfattention.studies.derivative.best_offset_ratio": "no arguments",
+    "selfattention.studies.derivative.DerivativeRisk": "a dataclass of results, checked where it is made",
 }
 
 
@@ -167,6 +175,7 @@ def _calls():
         *_study_calls(),
         *_figure_calls(series),
         *_interactive_calls(),
+        *_many_head_calls(series),
     ]
 
 
@@ -319,6 +328,91 @@ def _interactive_calls():
              "rng": 1}, {**ranges, "rng": "rng"}, False),
         Call("widget.explore", widget.explore, {"n": 20, "sigma": 0.3, "temperature": 0.01, "rng": 1},
              {**ranges, "rng": "rng"}, False),
+    ]
+
+
+HEAD = multihead.offset_head(0.1, 0.05)
+TOKENS = multihead.signal_tokens(Y, P)
+GRIDS = jk.error_grids(seed=1, ns=[8, 12], sigmas=[0.2, 0.4], temperatures=np.logspace(-3, 0, 9), draws=3)
+
+
+def _many_head_calls(series):
+    a, t, f = "array", "temperature", False
+    pair, W_O = multihead.derivative_layer(0.1, 0.05)
+    rows = {"-": W[2], "+": W[3]}
+    return [
+        Call("multihead.Head", multihead.Head, {"W_Q": HEAD.W_Q, "W_K": HEAD.W_K, "W_V": HEAD.W_V, "temperature": 0.05},
+             {"W_Q": a, "W_K": a, "W_V": a, "temperature": "positive"}),
+        Call("multihead.Head.__call__", HEAD, {"X": TOKENS}, {"X": a}),
+        Call("multihead.offset_head", multihead.offset_head, {"offset": -0.1, "temperature": 0.05},
+             {"offset": "real", "temperature": "positive"}, f),
+        Call("multihead.signal_tokens", multihead.signal_tokens, {"signal": Y, "positions": P},
+             {"signal": a, "positions": a}),
+        Call("multihead.multi_head", multihead.multi_head, {"X": TOKENS, "heads": pair, "W_O": W_O},
+             {"X": a, "heads": "sequence", "W_O": a}),
+        Call("multihead.head_outputs", multihead.head_outputs, {"X": TOKENS, "heads": pair},
+             {"X": a, "heads": "sequence"}),
+        Call("multihead.layer_weights", multihead.layer_weights, {"X": TOKENS, "heads": pair, "W_O": W_O},
+             {"X": a, "heads": "sequence", "W_O": a}),
+        Call("multihead.derivative_layer", multihead.derivative_layer, {"offset": 0.1, "temperature": 0.05},
+             {"offset": "positive", "temperature": "positive"}, f),
+        Call("multihead.jackknife_layer", multihead.jackknife_layer, {"temperature": 0.05, "ratio": 1.5},
+             {"temperature": "positive", "ratio": "positive"}, f),
+        Call("defaults.check_layer_ranges", defaults.check_layer_ranges, {"n": 10, "sigma": 0.3,
+             "temperature": 0.01, "offset": 0.1}, {"n": "count", "sigma": "nonnegative", "temperature": "positive",
+             "offset": "positive"}),
+        Call("derivative.derivative_weights", dv.derivative_weights, {"positions": P, "offset": 0.1,
+             "temperature": 0.05}, {"positions": a, "offset": "positive", "temperature": t}),
+        Call("derivative.true_derivative", dv.true_derivative, {"positions": P, "periods": 2.0},
+             {"positions": a, "periods": "nonnegative"}),
+        Call("derivative.derivative_risk", dv.derivative_risk, {"n": 8, "sigma": 0.3, "offsets": [0.1, 0.2],
+             "temperatures": [0.01, 0.05], "region": "interior"}, {"n": "count", "sigma": "nonnegative",
+             "offsets": "temperatures", "temperatures": "temperatures", "region": "region"}),
+        Call("derivative.noise_std", dv.noise_std, {"positions": P, "offsets": [0.1, 0.2], "temperature": 0.05,
+             "sigma": 0.3}, {"positions": a, "offsets": "temperatures", "temperature": t, "sigma": "nonnegative"}),
+        Call("derivative.leading_order_noise", dv.leading_order_noise, {"n": 8, "offsets": [0.1, 0.2],
+             "temperature": 0.05, "sigma": 0.3}, {"n": "count", "offsets": "temperatures", "temperature": t,
+             "sigma": "nonnegative"}),
+        Call("jackknife.jackknife_weights", jk.jackknife_weights, {"positions": P, "temperature": 0.05, "ratio": 1.5},
+             {"positions": a, "temperature": t, "ratio": "positive"}),
+        Call("jackknife.jackknife_smoother", jk.jackknife_smoother, {"ratio": 1.5}, {"ratio": "positive"}, f),
+        Call("jackknife.ratio_cost", jk.ratio_cost, {"ratios": [1.2, 2.0]}, {"ratios": a}),
+        Call("jackknife.error_grids", jk.error_grids, {"seed": 1, "ratio": 1.5, "ns": [8, 12], "sigmas": [0.2, 0.4],
+             "temperatures": np.logspace(-3, 0, 9), "draws": 3}, {"seed": "rng", "ratio": "positive",
+             "ns": "counts", "sigmas": a, "temperatures": "temperatures", "draws": "count"}),
+        Call("jackknife.error_fits", jk.error_fits, {"grids": GRIDS, "ns": [8, 12], "sigmas": [0.2, 0.4]},
+             {"grids": "mapping", "ns": a, "sigmas": a}),
+        Call("jackknife.end_bias", jk.end_bias, {"temperature": 0.01, "n": 20, "ratio": 1.5},
+             {"temperature": t, "n": "count", "ratio": "positive"}),
+        Call("power_laws.best_error_grid", pl.best_error_grid, {"ns": [8, 12], "sigmas": [0.2, 0.4],
+             "temperatures": np.logspace(-4, 0, 9), "draws": 3, "periods": 1.0, "rng": 1},
+             {"ns": "counts", "sigmas": a, "temperatures": "temperatures", "draws": "count", "periods": "nonnegative",
+              "rng": "rng"}),
+        Call("bias_variance.refined_minimum", bv.refined_minimum, {"temperatures": TAUS, "mse": [0.3, 0.1, 0.2]},
+             {"temperatures": "temperatures", "mse": a}),
+        Call("explorer_data.layer_data", explorer_data.layer_data, {"layer": "derivative", "n": 20, "sigma": 0.3,
+             "temperature": 0.01, "offset": 0.1}, {"layer": "string", "n": "count", "sigma": "nonnegative",
+             "temperature": "positive", "offset": "positive"}, f),
+        Call("explorer_data.layer_series", explorer_data.layer_series,
+             {"data": explorer_data.layer_data("derivative", n=20)}, {"data": "mapping"}),
+        Call("figures.multihead.plot_offset_heads", mh_figures.plot_offset_heads, {**series, "rows": rows,
+             "outputs": {"-": OUT, "+": Y}, "query": 2}, {**dict.fromkeys(series, a), "rows": "mapping",
+             "outputs": "mapping", "query": "count"}, f),
+        Call("figures.multihead.plot_derivative", mh_figures.plot_derivative, {"positions": P, "truth": Y,
+             "estimate": OUT, "inside": P > 0.3, "offsets": [0.1, 0.2], "noise": [0.5, 0.3], "leading": [0.5, 0.3],
+             "bandwidth": 0.05}, {"positions": a, "truth": a, "estimate": a, "offsets": a, "noise": a,
+             "leading": a, "bandwidth": "positive"}, f),
+        Call("figures.multihead.plot_jackknife_weights", mh_figures.plot_jackknife_weights, {"positions": P,
+             "rows": {"a": W[:2], "b": W[2:4], "c": W[4:]}, "query_labels": ["one", "two"]},
+             {"positions": a, "rows": "mapping"}, f),
+        Call("figures.multihead.plot_error_laws", mh_figures.plot_error_laws, {"ns": [10, 20], "sigmas": [0.1, 0.2],
+             "least": {"one head": GRID, "two heads": GRID}, "fits": {"one head": {"whole": LAW, "interior": LAW},
+             "two heads": {"whole": LAW, "interior": LAW}}}, {"ns": "counts", "sigmas": a, "least": "mapping",
+             "fits": "mapping"}, f),
+        Call("figures.multihead.plot_derivative_layer", mh_figures.plot_derivative_layer,
+             dict(zip(("positions", "clean", "noisy", "outputs", "weights", "estimate", "slope"),
+                      explorer_data.layer_series(explorer_data.layer_data("derivative", n=20)), strict=True)),
+             {"positions": a, "clean": a, "noisy": a, "outputs": a, "weights": a, "estimate": a, "slope": a}, f),
     ]
 
 

@@ -11,12 +11,20 @@ Usage in a MyST page::
     :temperature: 0.002
     ```
 
+    ```{attention-explorer}
+    :layer: derivative
+    :offset: 0.1
+    ```
+
 The options set the starting sliders (the book's defaults from
-``selfattention.defaults`` when omitted). At build time the directive embeds,
-as JSON, the data of :func:`selfattention.interactive.explorer_data.explorer_data` (settings,
-slider ranges, the book's unit noise draws, the leave-one-out candidate
-temperatures), and a PNG of ``selfattention.figures.smoothing.plot_smoothing``
-at the starting settings, written beside myst-nb's outputs
+``selfattention.defaults`` when omitted); ``layer`` chooses a layer of several
+heads instead of the one head (``derivative``: heads at offsets +delta and
+-delta, and their difference over 2 delta). At build time the directive embeds,
+as JSON, the data of :func:`selfattention.interactive.explorer_data.explorer_data`
+(settings, slider ranges, the book's unit noise draws, the leave-one-out
+candidate temperatures) or of ``layer_data``, and a PNG of
+``selfattention.figures.smoothing.plot_smoothing`` (or
+``selfattention.figures.multihead.plot_derivative_layer``) at the starting settings, written beside myst-nb's outputs
 (``_build/attention_explorer/``) and put in the page as an image node, which
 Sphinx copies into ``_images/`` like any figure. The image is in a
 ``<noscript>``: readers without JavaScript see it, and a browser that runs
@@ -42,11 +50,17 @@ from sphinx.util.docutils import SphinxDirective
 STATIC = Path(__file__).parent / "static"
 JS_FILE = "attention_explorer.js"
 CSS_FILE = "attention_explorer.css"
-FALLBACK_ALT = (
-    "Static picture of the explorer at its starting settings. Left, a dashed sine, "
+FALLBACK_ALT = {
+    None: "Static picture of the explorer at its starting settings. Left, a dashed sine, "
     "noisy dots around it and a solid line, the attention output, that follows the sine. "
-    "Right, the attention matrix as a square heat map with a bright band along its diagonal."
-)
+    "Right, the attention matrix as a square heat map with a bright band along its diagonal.",
+    "derivative": "Static picture of the explorer at its starting settings. Left, a dashed sine, noisy dots "
+    "around it and two smooth curves, the sine shifted left and right. Middle, a square heat map of the two "
+    "heads' weights, two bright bands on either side of the diagonal. Right, a dashed cosine, the true slope, "
+    "and the layer's estimate, a solid curve that follows it away from the ends.",
+}
+#: The caption of the static picture, by layer.
+FALLBACK_CAPTION = {None: "The engineered attention head", "derivative": "The derivative layer of two heads"}
 
 
 class attention_explorer(nodes.General, nodes.Element):
@@ -61,20 +75,26 @@ class AttentionExplorer(SphinxDirective):
         "n": directives.positive_int,
         "sigma": float,
         "temperature": float,
+        "layer": directives.unchanged_required,
+        "offset": float,
     }
 
     def run(self):
         from selfattention.interactive.explorer_data import explorer_json
 
-        kwargs = {key: self.options.get(key) for key in ("n", "sigma", "temperature")}
+        layer = self.options.get("layer")
+        keys = ("n", "sigma", "temperature") + (("offset",) if layer is not None else ())
+        if layer is None and "offset" in self.options:
+            raise self.error("attention-explorer: offset needs a layer (layer: derivative)")
+        kwargs = {key: self.options.get(key) for key in keys}
         try:
-            data_json = explorer_json(**kwargs)
+            data_json = explorer_json(**kwargs, **({"layer": layer} if layer is not None else {}))
         except ValueError as exc:
             raise self.error(f"attention-explorer: {exc}") from exc
         serial = self.env.new_serialno("attention-explorer")
-        node = attention_explorer(ids=[f"attention-explorer-{serial}"], data_json=data_json)
+        node = attention_explorer(ids=[f"attention-explorer-{serial}"], data_json=data_json, layer=layer)
         png = fallback_file(Path(self.env.app.outdir).parent / "attention_explorer", data_json)
-        node += nodes.image(uri="/" + os.path.relpath(png, self.env.srcdir), alt=FALLBACK_ALT)
+        node += nodes.image(uri="/" + os.path.relpath(png, self.env.srcdir), alt=FALLBACK_ALT[layer])
         self.set_source_info(node)
         return [node]
 
@@ -84,10 +104,14 @@ def fallback_png(data_json: str) -> bytes:
     """PNG of the package's figure for the explorer's starting data."""
     import json
 
+    from selfattention.figures.multihead import plot_derivative_layer
     from selfattention.figures.smoothing import plot_smoothing
-    from selfattention.interactive.explorer_data import fallback_series
+    from selfattention.interactive.explorer_data import fallback_series, layer_series
 
-    return plot_smoothing(*fallback_series(json.loads(data_json)))._repr_png_()
+    data = json.loads(data_json)
+    if "layer" in data:
+        return plot_derivative_layer(*layer_series(data))._repr_png_()
+    return plot_smoothing(*fallback_series(data))._repr_png_()
 
 
 def fallback_file(folder: Path, data_json: str) -> Path:
@@ -100,34 +124,36 @@ def fallback_file(folder: Path, data_json: str) -> Path:
     return path
 
 
-def render_open(ident: str, data_json: str) -> str:
+def render_open(ident: str, data_json: str, layer: str | None = None) -> str:
     """The explorer element's opening HTML: its data, and the opening of its no-JS fallback.
 
     The fallback's image follows, then :func:`render_close`.
     ``attention_explorer.js`` turns every ``[data-attention-explorer]``
-    element into a live explorer.
+    element into a live explorer; a ``layer``'s element has the class
+    ``ae-kind-<layer>``, for the box its stylesheet reserves.
     """
+    kind = f" ae-kind-{layer}" if layer else ""
     return (
-        f'<div class="attention-explorer" id="{ident}" data-attention-explorer>'
+        f'<div class="attention-explorer{kind}" id="{ident}" data-attention-explorer>'
         f'<script type="application/json" class="attention-explorer-data">{data_json}</script>'
         '<noscript><figure class="attention-explorer-fallback">'
     )
 
 
-def render_close() -> str:
-    """The end of the fallback (its caption) and of the explorer element."""
-    return ("<figcaption>The engineered attention head at the explorer's starting settings. "
+def render_close(layer: str | None = None) -> str:
+    """The end of the fallback (its caption, which names the ``layer``) and of the explorer element."""
+    return (f"<figcaption>{FALLBACK_CAPTION[layer]} at the explorer's starting settings. "
             # Not on paper (print.css hides .screen-only): a printed page has no sliders.
             '<span class="screen-only">Turn on JavaScript to move its sliders.</span>'
             "</figcaption></figure></noscript></div>\n")
 
 
 def visit_html(self, node):
-    self.body.append(render_open(node["ids"][0], node["data_json"]))
+    self.body.append(render_open(node["ids"][0], node["data_json"], node.get("layer")))
 
 
 def depart_html(self, node):
-    self.body.append(render_close())
+    self.body.append(render_close(node.get("layer")))
 
 
 def skip(self, node):

@@ -15,6 +15,8 @@ organised by concept:
   as well as positions (the bilateral filter);
 * :mod:`~selfattention.learning`: a head's loss and its gradient, derived by hand;
 * :mod:`~selfattention.training`: gradient descent and Adam on that loss;
+* :mod:`~selfattention.multihead`: several heads side by side, combined by an
+  output projection (multi-head attention);
 * :mod:`~selfattention.symbolic`: the heads' scores derived with sympy;
 * :mod:`~selfattention.studies`: one module per experiment of the book;
 * :mod:`~selfattention.figures`: the book's figures (matplotlib), data passed in;

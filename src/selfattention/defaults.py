@@ -21,6 +21,16 @@ SIGMA_RANGE = (0.0, 1.5)
 #: (neighbours 1e-3 apart get weight exp(-1e-6 / 1e-8) = exp(-100)), to 10,
 #: where it is nearly uniform.
 TEMPERATURE_RANGE = (1e-8, 10.0)
+#: The offset slider of the derivative layer's explorer (two heads at +delta and -delta), and its
+#: step: from a few grid steps at N = 1000 to a quarter of the interval.
+OFFSET_RANGE = (0.005, 0.25)
+OFFSET_STEP = 0.005
+#: That explorer's temperature slider. It starts at 1e-3 (a bandwidth of 0.022) rather than at 1e-8:
+#: the package rounds the expanded square of its scores to about eps (max|p| + delta)**2, and
+#: dividing by tau >= 1e-3 keeps the change this makes to a weight near 1e-13, well below the 1e-12
+#: to which the browser tests hold the explorer to the package. With the largest offset it also keeps
+#: exp(-delta**2 / tau), the least a row's largest entry can be in the explorer's band, far from underflow.
+LAYER_TEMPERATURE_RANGE = (1e-3, 0.1)
 
 
 def check_in_ranges(n, sigma, temperature):
@@ -46,6 +56,28 @@ def check_in_ranges(n, sigma, temperature):
     """
     n, sigma = check_sample_ranges(n, sigma)
     return n, sigma, _in_range(as_positive_scalar(temperature, "temperature"), "temperature", TEMPERATURE_RANGE)
+
+
+def check_layer_ranges(n, sigma, temperature, offset):
+    """:func:`check_in_ranges` for the derivative layer's explorer, with its own temperature range and the offset.
+
+    Parameters
+    ----------
+    n : int
+    sigma : float
+    temperature : float
+    offset : float
+
+    Returns
+    -------
+    n : int
+    sigma : float
+    temperature : float
+    offset : float
+    """
+    n, sigma = check_sample_ranges(n, sigma)
+    tau = _in_range(as_positive_scalar(temperature, "temperature"), "temperature", LAYER_TEMPERATURE_RANGE)
+    return n, sigma, tau, _in_range(as_positive_scalar(offset, "offset"), "offset", OFFSET_RANGE)
 
 
 def check_sample_ranges(n, sigma):

@@ -5,16 +5,19 @@ tokens ``i`` and ``j`` equal
 
 .. math:: q_i \cdot k_j = -(p_i - p_j)^2 = -p_i^2 + 2 p_i p_j - p_j^2,
 
-and the bilateral head's (:mod:`~selfattention.bilateral`) to make it
+the bilateral head's (:mod:`~selfattention.bilateral`) to make it
 
-.. math:: q_i \cdot k_j = -\frac{(p_i - p_j)^2}{\tau_p} - \frac{(s_i - s_j)^2}{\tau_s}.
+.. math:: q_i \cdot k_j = -\frac{(p_i - p_j)^2}{\tau_p} - \frac{(s_i - s_j)^2}{\tau_s},
 
-This module checks both claims with computer algebra: it builds the two
+and the head at an offset ``delta`` to make it ``-(p_i + delta - p_j)**2``.
+
+This module checks these claims with computer algebra: it builds the two
 tokens' augmented rows (``x = [s, p, p**2, 1]``, or ``[s, s**2, p, p**2, 1]``)
 from symbols, multiplies them by the package's *actual* projections
 (converted exactly, ``sqrt(2)`` included; the bilateral head's at unit
-temperatures, each query dimension then divided by its temperature symbol)
-and simplifies the dot product.
+temperatures, each query dimension then divided by its temperature symbol;
+the offset head's ``W_Q`` recovered as a polynomial in the symbol ``delta``
+from three numeric offsets) and simplifies the dot product.
 
 sympy is imported here only, so ``import selfattention`` never needs it.
 """
@@ -262,3 +265,59 @@ def is_bilateral_score() -> bool:
     *_, terms, _ = symbolic_bilateral_score()
     score = sum(terms, sp.Integer(0))
     return sp.simplify(score + (p_i - p_j) ** 2 / tau_p + (s_i - s_j) ** 2 / tau_s) == 0
+
+
+#: The offset of a head that looks elsewhere, as a real symbol.
+delta = sp.Symbol("delta", real=True)
+
+
+def symbolic_offset_projections():
+    r"""The offset head's ``W_Q`` as a polynomial in the symbol ``delta``, and its ``W_K``, from the package.
+
+    The package's :func:`~selfattention.head.gaussian_head_weights` takes a
+    number for the offset. Its entries are polynomials of degree at most 2
+    in it, so three offsets determine them:
+
+    .. math:: W_Q(\delta) = W_Q(0) + \delta\, \tfrac12 \big(W_Q(1) - W_Q(-1)\big)
+        + \delta^2 \big(\tfrac12 (W_Q(1) + W_Q(-1)) - W_Q(0)\big),
+
+    each converted exactly (:func:`exact_matrix`); a fourth offset checks
+    that nothing of higher degree was missed.
+
+    Returns
+    -------
+    W_Q : sympy.Matrix, shape (4, 3)
+        In the symbol :data:`delta`.
+    W_K : sympy.Matrix, shape (4, 3)
+    """
+    (W_m, K), (W_0, _), (W_p, _) = (gaussian_head_weights(offset=d)[:2] for d in (-1.0, 0.0, 1.0))
+    W_1, W_2 = (W_p - W_m) / 2, (W_p + W_m) / 2 - W_0  # (4, 3) each
+    check = 2.5
+    if not np.allclose(gaussian_head_weights(offset=check)[0], W_0 + check * W_1 + check**2 * W_2, rtol=0, atol=1e-12):
+        raise AssertionError("gaussian_head_weights' W_Q is not a polynomial of degree 2 in the offset")
+    W_Q = exact_matrix(W_0, name="W_Q") + delta * exact_matrix(W_1, name="W_Q")
+    return W_Q + delta**2 * exact_matrix(W_2, name="W_Q"), exact_matrix(K, name="W_K")
+
+
+def symbolic_offset_score():
+    """The offset head's score ``q_i . k_j``, term by term, expanded and factored.
+
+    Returns
+    -------
+    terms : list of sympy.Expr
+        One product ``q_i[r] * k_j[r]`` per dimension.
+    expanded : sympy.Expr
+    factored : sympy.Expr
+        ``-(p_i + delta - p_j)**2``.
+    """
+    W_Q, W_K = symbolic_offset_projections()
+    q, k = token_row(s_i, p_i) * W_Q, token_row(s_j, p_j) * W_K
+    terms = [sp.expand(q[r] * k[r]) for r in range(q.shape[1])]
+    expanded = sp.expand(sum(terms, sp.Integer(0)))
+    return terms, expanded, sp.factor(expanded)
+
+
+def is_offset_squared_distance() -> bool:
+    """True when the offset head's ``q_i . k_j + (p_i + delta - p_j)**2`` simplifies to exactly 0."""
+    _, expanded, _ = symbolic_offset_score()
+    return sp.simplify(expanded + (p_i + delta - p_j) ** 2) == 0

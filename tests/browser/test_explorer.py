@@ -199,16 +199,26 @@ def test_each_slider_moves_by_mouse_drag(explorer, key):
     assert_matches_package(explorer, weights=after["n"] <= 500)
 
 
+def tap_slider(page, url, key):
+    """Open ``url`` and tap slider ``key`` at 80 % of its track."""
+    page.goto(url, wait_until="networkidle")
+    page.wait_for_function(f"!!{API}")
+    slider = page.locator(f"{SELECTOR} input[id$='-{key}']")
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
+    page.touchscreen.tap(box["x"] + 0.8 * box["width"], box["y"] + box["height"] / 2)
+    page.wait_for_timeout(100)
+
+
+def touch_page(browser, site_url, width):
+    """A phone's page, ``width`` px wide, with a touch screen."""
+    return open_page(browser, {site_url}, viewport={"width": width, "height": 780}, has_touch=True, is_mobile=True)
+
+
 def test_slider_moves_by_touch(browser, site_url):
-    page = open_page(browser, {site_url}, viewport={"width": 375, "height": 740}, has_touch=True, is_mobile=True)
+    page = touch_page(browser, site_url, 375)
     try:
-        page.goto(f"{site_url}/book/smoothing.html", wait_until="networkidle")
-        page.wait_for_function(f"!!{API}")
-        slider = page.locator(f"{SELECTOR} input[id$='-n']")
-        slider.scroll_into_view_if_needed()
-        box = slider.bounding_box()
-        page.touchscreen.tap(box["x"] + 0.8 * box["width"], box["y"] + box["height"] / 2)
-        page.wait_for_timeout(100)
+        tap_slider(page, f"{site_url}/book/smoothing.html", "n")
         assert params(page)["n"] > defaults.N
         assert_matches_package(page, weights=False)
         assert page.external_requests == []
@@ -359,6 +369,178 @@ def test_without_javascript_the_static_figure_shows(browser, site_url):
         assert image.evaluate("img => img.closest('noscript') !== null")
         assert page.locator(f"{SELECTOR} canvas").count() == 0
         page.locator(SELECTOR).screenshot(path="/tmp/explorer-nojs.png")
+        assert page.external_requests == []
+    finally:
+        page.context.close()
+
+
+# --- the derivative layer of "Many heads" --------------------------------------------------------
+
+#: Both sides compute each weight as exp(-(p_i + delta - p_j)**2 / tau) over its row's sum, the package
+#: through the expanded square, whose terms it rounds to about eps (max|p| + delta)**2 = 1e-16; divided by
+#: tau >= 1e-3 (the slider's least, defaults.LAYER_TEMPERATURE_RANGE) that is about 1e-13 in a score, and
+#: so in a weight (at most 1) and in an output (a weighted average of values) relative to the values' size:
+#: 1e-12 leaves a factor of ten. The layer's output divides by 2 delta, and so does its tolerance.
+LAYER_TOL = 1e-12
+
+
+@pytest.fixture
+def layer(page, site_url):
+    page.goto(f"{site_url}/book/many-heads.html", wait_until="networkidle")
+    page.wait_for_function(f"!!{API}")
+    page.locator(SELECTOR).scroll_into_view_if_needed()
+    page.wait_for_function(DRAWN)
+    return page
+
+
+def layer_series(page, weights=True):
+    data = page.evaluate(f"{API}.series({{weights: {'true' if weights else 'false'}}})")
+    heads = [{key: np.asarray(value) for key, value in head.items()} for head in data.pop("heads")]
+    return {key: np.asarray(value) for key, value in data.items()}, heads
+
+
+def package_layer(p):
+    """The package's derivative layer at the explorer's params: tokens, heads' outputs and weights, output."""
+    from selfattention.multihead import derivative_layer, multi_head, signal_tokens
+    from selfattention.studies.derivative import true_derivative
+
+    positions, clean, noisy = sa.noisy_sine(p["n"], p["sigma"], rng=defaults.SEED)
+    heads, W_O = derivative_layer(p["delta"], p["tau"])
+    X = signal_tokens(noisy, positions)
+    runs = [head(X) for head in heads]
+    return positions, clean, noisy, runs, multi_head(X, heads, W_O)[:, 0], true_derivative(positions)
+
+
+def assert_layer_matches_package(page, weights=True):
+    p = page.evaluate(f"{API}.params")
+    got, heads = layer_series(page, weights)
+    positions, clean, noisy, runs, output, slope = package_layer(p)
+    scale = max(1.0, np.abs(noisy).max())  # outputs are weighted averages of the samples
+    np.testing.assert_allclose(got["positions"], positions, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(got["clean"], clean, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got["noisy"], noisy, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got["slope"], slope, rtol=0, atol=1e-12)
+    for head, (want_out, want_w) in zip(heads, runs, strict=True):
+        np.testing.assert_allclose(head["output"], want_out[:, 0], rtol=0, atol=LAYER_TOL * scale)
+        if weights:
+            np.testing.assert_allclose(head["weights"], want_w, rtol=0, atol=LAYER_TOL)
+    np.testing.assert_allclose(got["output"], output, rtol=0, atol=LAYER_TOL * scale / p["delta"])
+    return got, heads, runs
+
+
+def test_the_layer_starts_at_the_directives_settings_and_replaces_the_fallback(layer):
+    assert layer.evaluate(f"{API}.params") == {"delta": 0.1, "tau": 0.004, "sigma": defaults.SIGMA, "n": defaults.N}
+    assert_layer_matches_package(layer)
+    assert layer.locator(f"{SELECTOR} .attention-explorer-fallback").count() == 0
+    assert layer.locator(f"{SELECTOR} canvas").count() == 3
+    assert layer.locator(f"{SELECTOR} button").count() == 0  # no best-tau button: leave-one-out is the head's
+    assert layer.evaluate(f"{API}.chooseTemperature") is None
+    for key, text in (("delta", "0.100"), ("tau", "0.004"), ("sigma", "0.30"), ("n", "100")):
+        readout = layer.locator(f"{SELECTOR} output[for$='-{key}']")
+        assert readout.get_attribute("aria-hidden") == "true" and readout.text_content() == text
+        assert layer.locator(f"{SELECTOR} input[id$='-{key}']").get_attribute("aria-valuetext") == text
+        assert layer.locator(f"{SELECTOR} label[for$='-{key}']").count() == 1
+    assert layer.external_requests == []
+
+
+@pytest.mark.parametrize(
+    "delta, tau, sigma, n",
+    [
+        (0.1, 0.004, 0.3, 100),
+        (0.005, 0.001, 0.0, 5),  # an offset below one step of the grid
+        (0.25, 0.001, 1.5, 7),  # four grid steps ahead, most rows looking past an end
+        (0.25, 0.1, 0.7, 333),  # wide bands
+        (0.005, 0.1, 0.2, 1000),
+        (0.123, 0.0123, 0.9, 1000),
+        (0.2, 0.001, 0.3, 100),  # narrow bands far from the query: 20 rows with their own kernel
+    ],
+)
+def test_the_layer_agrees_with_the_package(layer, delta, tau, sigma, n):
+    layer.evaluate(f"{API}.setParams({{delta: {delta}, tau: {tau}, sigma: {sigma}, n: {n}}})")
+    assert layer.evaluate(f"{API}.params") == {"delta": delta, "tau": tau, "sigma": sigma, "n": n}
+    assert_layer_matches_package(layer, weights=n <= 500)
+    if n > 500:  # compare some rows of each head's weights
+        rows = layer.evaluate(f"""(() => {{ const h = {API}.series().heads;
+            return h.map(x => [x.weights[0], x.weights[{n // 2}], x.weights[{n - 1}]]); }})()""")
+        _, _, _, runs, _, _ = package_layer({"delta": delta, "tau": tau, "sigma": sigma, "n": n})
+        for got, (_, w) in zip(rows, runs, strict=True):
+            np.testing.assert_allclose(got, w[[0, n // 2, n - 1]], rtol=0, atol=LAYER_TOL)
+
+
+def test_each_head_looks_its_way_and_the_layer_estimates_the_slope(layer):
+    got, heads, _ = assert_layer_matches_package(layer)
+    p, middle = got["positions"], defaults.N // 2
+    ahead, behind = (h["weights"][middle] @ p for h in heads)
+    assert ahead == pytest.approx(p[middle] + 0.1, abs=1e-6) and behind == pytest.approx(p[middle] - 0.1, abs=1e-6)
+    inside = (p >= 0.25) & (p <= 0.75)
+    assert np.sqrt(np.mean((got["output"] - got["slope"])[inside] ** 2)) < 1.0  # the chapter's 0.8, on 6.3
+
+
+def test_the_layers_bad_params_are_refused(layer):
+    for bad in ("{delta: 0}", "{delta: 0.3}", "{tau: 1e-4}", "{tau: 0.2}", "{n: 4}", "{sigma: 2}"):
+        message = layer.evaluate(
+            f"(() => {{ try {{ {API}.setParams({bad}); return null; }} catch (e) {{ return e.message; }} }})()"
+        )
+        assert message and message.split()[0] in bad
+    assert layer.evaluate(f"{API}.params")["delta"] == 0.1
+
+
+@pytest.mark.parametrize("key", ["delta", "tau", "sigma", "n"])
+def test_each_layer_slider_moves_by_keyboard_and_redraws(layer, key):
+    slider = layer.locator(f"{SELECTOR} input[id$='-{key}']")
+    before, pixels = layer.evaluate(f"{API}.params"), canvas_pixels(layer)
+    slider.focus()
+    slider.press("ArrowRight")
+    slider.press("PageUp")
+    layer.wait_for_function(f"{API}.timing.latencyMs > 0")
+    layer.wait_for_timeout(50)
+    after = layer.evaluate(f"{API}.params")
+    assert after[key] > before[key]
+    assert {k: v for k, v in after.items() if k != key} == {k: v for k, v in before.items() if k != key}
+    now = canvas_pixels(layer)
+    assert now[0] != pixels[0] and now[2] != pixels[2]  # the heads' outputs and the slope
+    if key != "sigma":
+        assert now[1] != pixels[1]  # the bands move; the noise does not change them
+    assert_layer_matches_package(layer)
+
+
+def test_the_offset_slider_moves_by_touch(browser, site_url):
+    page = touch_page(browser, site_url, 390)
+    try:
+        tap_slider(page, f"{site_url}/book/many-heads.html", "delta")
+        assert page.evaluate(f"{API}.params")["delta"] > 0.1
+        assert_layer_matches_package(page, weights=False)
+        root = page.locator(SELECTOR)
+        assert root.evaluate("el => el.scrollWidth <= el.clientWidth")
+        panels = [page.locator(f"{SELECTOR} .ae-panel-{name}").bounding_box() for name in ("signal", "matrix", "slope")]
+        assert panels[1]["y"] >= panels[0]["y"] + panels[0]["height"] - 1  # stacked on a phone
+        assert panels[2]["y"] >= panels[1]["y"] + panels[1]["height"] - 1
+        root.screenshot(path="/tmp/explorer-layer-phone.png")
+        assert page.external_requests == []
+    finally:
+        page.context.close()
+
+
+def test_the_layer_in_dark_mode_and_screenshots(layer):
+    root = layer.locator(SELECTOR)
+    root.screenshot(path="/tmp/explorer-layer-light.png")
+    light = canvas_pixels(layer)
+    layer.evaluate("document.documentElement.dataset.theme = 'dark'")
+    layer.wait_for_timeout(100)
+    assert canvas_pixels(layer)[0] != light[0]
+    root.screenshot(path="/tmp/explorer-layer-dark.png")
+
+
+def test_without_javascript_the_layers_static_figure_shows(browser, site_url):
+    page = open_page(browser, {site_url}, java_script_enabled=False)
+    try:
+        page.goto(f"{site_url}/book/many-heads.html", wait_until="load")
+        image = page.locator(f"{SELECTOR} .attention-explorer-fallback img")
+        assert image.count() == 1 and image.is_visible()
+        assert image.evaluate("img => img.complete && img.naturalWidth > 300")
+        assert "two heads' weights" in image.get_attribute("alt")
+        caption = page.locator(f"{SELECTOR} .attention-explorer-fallback figcaption").text_content()
+        assert caption.startswith("The derivative layer of two heads")
         assert page.external_requests == []
     finally:
         page.context.close()

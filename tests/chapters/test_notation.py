@@ -145,7 +145,7 @@ def test_the_book_has_math_to_check_in_every_place():
 #: (what the book must not do, a pattern for it in any math). Each retires a second meaning a
 #: symbol once had, or keeps a symbol from taking one.
 SECOND_MEANINGS = [
-    ("W alone: the attention matrix is A, and W is used for projections only", r"W(?!_\{?(?:Q|K|V|QK)\b)"),
+    ("W alone: the attention matrix is A, and W is used for projections only", r"W(?!_\{?(?:Q|K|V|QK|O)\b)"),
     ("A with a projection's subscript: A is the attention matrix", r"A_\{?[QKVqkv]"),
     ("w other than w_q, w_k, w_v (the weights are a_ij)", r"(?<![\\a-zA-Z])w(?!_\{?[qkv]\b)"),
     ("y, the ground truth (f(p_i)) or the noisy sample (s_i) of old", r"(?<![\\a-zA-Z])y(?![a-zA-Z])"),

@@ -96,3 +96,34 @@ def test_leading_bias_matches_a_fine_grid():
     end, interior = bv.leading_bias(tau)
     assert smoothed[0] - clean[0] == pytest.approx(end, rel=0.02)
     assert np.abs(smoothed - clean)[bv.region_mask(p, "interior")].max() == pytest.approx(interior, rel=0.01)
+
+
+def test_the_expected_risk_from_the_parts_is_expected_risk():
+    taus = np.logspace(-3.5, -1, 9)
+    parts = bv.monte_carlo_parts(40, taus, draws=5, rng=2)
+    for region in bv.REGIONS:
+        want = bv.expected_risk(40, 0.3, taus, region)
+        # Both are sums of the same O(1) squares in another order: a few eps.
+        np.testing.assert_allclose(bv.risk(parts, 0.3, region, expected=True), want, rtol=1e-13, atol=0)
+    no_sums = bv.ErrorParts(parts.positions, taus, parts.smooth_bias, parts.noise_mean, parts.noise_var, 5)
+    with pytest.raises(ValueError, match="expected: parts has no square_sums"):
+        bv.risk(no_sums, 0.3, expected=True)
+
+
+def test_monte_carlo_parts_runs_any_linear_smoother():
+    taus = [0.003, 0.01]
+    double = lambda s, p, t: tuple(2 * x for x in sa.gaussian_head(s, p, t))  # noqa: E731 - twice the head
+    one, two = bv.monte_carlo_parts(30, taus, draws=4, rng=1), bv.monte_carlo_parts(30, taus, draws=4, rng=1,
+                                                                                     smoother=double)
+    np.testing.assert_allclose(two.noise_var, 4 * one.noise_var, rtol=1e-12)
+    np.testing.assert_allclose(two.square_sums, 4 * one.square_sums, rtol=1e-12)
+    with pytest.raises(TypeError, match="smoother must be a callable"):
+        bv.monte_carlo_parts(30, taus, smoother="head")
+
+
+def test_refined_minimum_is_the_parabolas_vertex():
+    taus = np.exp(np.array([0.0, 1.0, 2.0]))
+    tau, value = bv.refined_minimum(taus, [3.0, 1.0, 2.0])  # the parabola 1.5 x**2 - 3.5 x + 3 in x = log tau
+    assert np.log(tau) == pytest.approx(3.5 / 3, rel=1e-12)
+    assert value == pytest.approx(3 - 3.5**2 / 6, rel=1e-12)
+    assert bv.refined_argmin(taus, [3.0, 1.0, 2.0]) == tau

@@ -38,3 +38,14 @@ def test_the_ranges_ends_are_inside_and_beyond_them_is_not():
         beyond[k] = highs[k] + (1 if k == 0 else highs[k])
         with pytest.raises(ValueError, match=rf"^{name} must lie in the slider range"):
             defaults.check_in_ranges(*beyond)
+
+
+def test_no_row_of_the_layer_explorer_underflows():
+    """attention_explorer.js shifts every row of a head by the largest score of the whole band.
+
+    A row whose best key lies past an end then has a largest entry of at least
+    exp(-delta**2 / tau); the sliders' ranges keep it far above the smallest
+    normal double, so the row, normalised by its sum, is the package's row.
+    """
+    largest_exponent = defaults.OFFSET_RANGE[1] ** 2 / defaults.LAYER_TEMPERATURE_RANGE[0]
+    assert np.exp(-largest_exponent) > 1e-100

@@ -16,7 +16,13 @@ import pytest
 
 import selfattention as sa
 from selfattention import defaults
-from selfattention.interactive.explorer_data import explorer_data, explorer_json, fallback_series
+from selfattention.interactive.explorer_data import (
+    explorer_data,
+    explorer_json,
+    fallback_series,
+    layer_data,
+    layer_series,
+)
 from selfattention.kernel import DEFAULT_CANDIDATES
 
 EXPLORER_JS = Path(__file__).resolve().parents[2] / "_ext" / "attention_explorer" / "static" / "attention_explorer.js"
@@ -60,11 +66,18 @@ def test_embedded_data_rebuild_the_books_signal_exactly(n, sigma):
 
 
 def test_every_key_is_read_by_the_javascript_or_the_fallback():
-    """No dead keys: the JS reads ``this.data.<key>`` (or ``d.<key>`` after ``const d = this.data``)."""
+    """No dead keys: the JS reads ``this.data.<key>`` (or ``d.<key>`` after ``const d = this.data``).
+
+    It reads the keys of both kinds, the one head's and the layer's; ``layer``
+    picks the kind (``data.layer``, before an explorer exists).
+    """
     js = EXPLORER_JS.read_text()
-    assert "const d = this.data;" in js
+    assert "const d = this.data;" in js and "KINDS[data.layer]" in js
     read = set(re.findall(r"this\.data\.(\w+)", js)) | set(re.findall(r"\bd\.(\w+_range)\b", js))
-    assert set(explorer_data()) == read | {"seed"}  # the seed is read by fallback_series
+    head, layer = set(explorer_data()), set(layer_data("derivative"))
+    assert head <= read | {"seed"}  # the seed is read by fallback_series
+    assert layer <= read | {"seed", "layer"}
+    assert read == (head | layer) - {"seed", "layer"}
 
 
 def test_json_round_trips_every_float_exactly():
@@ -97,3 +110,49 @@ def test_start_settings_can_be_chosen_and_the_fallback_draws_them():
 def test_bad_input_names_the_argument(kwargs, name):
     with pytest.raises(ValueError, match=name):
         explorer_data(**kwargs)
+
+
+def test_the_layers_data_start_and_ranges_come_from_the_defaults():
+    data = layer_data("derivative")
+    assert (data["n"], data["sigma"], data["temperature"], data["offset"]) == (defaults.N, defaults.SIGMA, 0.004, 0.1)
+    assert tuple(data["temperature_range"]) == defaults.LAYER_TEMPERATURE_RANGE
+    assert tuple(data["offset_range"]) == defaults.OFFSET_RANGE and data["offset_step"] == defaults.OFFSET_STEP
+    np.testing.assert_array_equal(data["noise"], sa.unit_noise(defaults.N_RANGE[1], defaults.SEED))
+    assert json.loads(explorer_json(layer="derivative", offset=0.05)) == layer_data("derivative", offset=0.05)
+
+
+def test_the_offset_slider_steps_land_on_its_range():
+    low, high = defaults.OFFSET_RANGE
+    steps = (high - low) / defaults.OFFSET_STEP
+    assert steps == pytest.approx(round(steps), abs=1e-9)  # an input type=range reaches both ends
+
+
+def test_the_layers_fallback_is_the_package_derivative_layer():
+    from selfattention.multihead import derivative_layer, multi_head, signal_tokens
+
+    data = layer_data("derivative", n=40, sigma=0.5, temperature=0.01, offset=0.15)
+    p, clean, noisy, outputs, weights, estimate, slope = layer_series(data)
+    heads, W_O = derivative_layer(0.15, 0.01)
+    X = signal_tokens(noisy, p)
+    np.testing.assert_array_equal(estimate, multi_head(X, heads, W_O)[:, 0])
+    for k, head in enumerate(heads):
+        np.testing.assert_array_equal(weights[k], head(X)[1])
+        np.testing.assert_array_equal(outputs[k], head(X)[0][:, 0])
+    np.testing.assert_allclose(slope, 2 * np.pi * np.cos(2 * np.pi * p), rtol=0, atol=1e-14)
+    np.testing.assert_array_equal(clean, sa.noisy_sine(40, 0.0)[1])
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: layer_data("jackknife"), "layer must be one of"),
+        (lambda: layer_data("derivative", offset=0.3), "offset must lie in the slider range"),
+        (lambda: layer_data("derivative", temperature=1e-4), "temperature must lie in the slider range"),
+        (lambda: layer_series({"layer": "derivative"}), "data lacks"),
+        (lambda: layer_series({**layer_data("derivative"), "offset": 0.0}), "data: offset must be positive"),
+        (lambda: fallback_series(layer_data("derivative")), "layer_series"),
+    ],
+)
+def test_the_layers_bad_data_is_refused(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

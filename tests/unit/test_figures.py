@@ -426,8 +426,8 @@ before = rc()
 import numpy as np
 import selfattention as sa
 from selfattention.figures import (bias_variance, content_attention, diagrams, dk_scaling, gaussian_band,
-                                   learned_head, leave_one_out, noise_and_samples, onedim, power_laws, smoothing,
-                                   temperature_limits)
+                                   learned_head, leave_one_out, multihead, noise_and_samples, onedim, power_laws,
+                                   smoothing, temperature_limits)
 from selfattention.studies import gaussian_band as gb, noise_and_samples as nas, power_laws as pl
 from selfattention.studies import dk_scaling as dks, onedim as od, temperature_limits as tl
 p, c, y = sa.noisy_sine(30, 0.3, rng=0)
@@ -463,6 +463,13 @@ figures = [
     content_attention.plot_blur(p, c, y, o, jump=0.5, width=0.05),
     content_attention.plot_two_heads(p, c, y, {"a": o, "b": o}, {"a": w, "b": w}, jump=0.5, width=0.05),
     content_attention.plot_errors({"a": {"near": 0.3, "away": 0.1}}, np.eye(5), list("abcde")),
+    multihead.plot_offset_heads(p, c, y, {"a": w[3], "b": w[9]}, {"a": o, "b": y}, 3),
+    multihead.plot_derivative(p, c, o, p > 0.3, taus, taus, taus, 0.05),
+    multihead.plot_jackknife_weights(p, {"a": w[:2], "b": w[2:4], "c": w[4:6]}, ["one", "two"]),
+    multihead.plot_error_laws(ns, sigmas, {"one head": best, "two heads": best},
+                              {k: {r: pl.fit_power_law(ns, sigmas, t) for r, t in best.items()}
+                               for k in ("one head", "two heads")}),
+    multihead.plot_derivative_layer(p, c, y, np.stack([o, y]), np.stack([w, w]), o, c),
 ]
 assert all(fig._repr_png_().startswith(b"\\x89PNG") for fig in figures)
 assert "matplotlib.pyplot" not in sys.modules, "pyplot was imported"

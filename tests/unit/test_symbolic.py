@@ -114,3 +114,46 @@ def test_the_symbolic_bilateral_matrices_evaluate_to_the_numeric_ones():
     numeric_Q, numeric_K, _ = bilateral.bilateral_head_weights(0.25, 2.0)
     np.testing.assert_allclose(np.array(W_Q.subs({symbolic.tau_p: 0.25, symbolic.tau_s: 2.0}), dtype=float), numeric_Q)
     np.testing.assert_allclose(np.array(W_K, dtype=float), numeric_K)
+
+
+# --- the head that looks elsewhere -------------------------------------------------
+
+
+def test_the_offset_heads_score_is_minus_the_shifted_squared_distance():
+    assert symbolic.is_offset_squared_distance()
+    _, _, factored = symbolic.symbolic_offset_score()
+    assert sp.simplify(factored + (p_i + symbolic.delta - p_j) ** 2) == 0
+
+
+@pytest.mark.parametrize("offset", [-0.7, 0.0, 0.3, 2.5, 11.0])
+def test_the_symbolic_offset_projections_evaluate_to_the_packages(offset):
+    W_Q, W_K = symbolic.symbolic_offset_projections()
+    numeric_Q, numeric_K, _ = sa.gaussian_head_weights(offset=offset)
+    # The exact entries are k, k sqrt(2), k delta or k delta**2: evaluated in doubles, a rounding of each.
+    np.testing.assert_allclose(np.array(W_Q.subs(symbolic.delta, offset), dtype=float), numeric_Q, rtol=1e-15, atol=0)
+    np.testing.assert_array_equal(np.array(W_K, dtype=float), numeric_K)
+
+
+def test_the_offset_derivation_sees_a_broken_head(monkeypatch):
+    real = sa.gaussian_head_weights
+
+    def broken(d_k=3, offset=0.0):  # the query's constant term -delta**2 dropped
+        W_Q, W_K, W_V = real(d_k, offset)
+        W_Q = W_Q.copy()
+        W_Q[3, 1] = 0.0
+        return W_Q, W_K, W_V
+
+    monkeypatch.setattr(symbolic, "gaussian_head_weights", broken)
+    assert not symbolic.is_offset_squared_distance()
+
+
+def test_the_offset_derivation_refuses_a_head_of_higher_degree(monkeypatch):
+    real = sa.gaussian_head_weights
+
+    def cubic(d_k=3, offset=0.0):
+        W_Q, W_K, W_V = real(d_k, offset)
+        return W_Q + offset**3, W_K, W_V
+
+    monkeypatch.setattr(symbolic, "gaussian_head_weights", cubic)
+    with pytest.raises(AssertionError, match="not a polynomial of degree 2"):
+        symbolic.symbolic_offset_projections()

@@ -1,24 +1,32 @@
 /*
- * Attention explorer: the book's engineered attention head, live in the page.
+ * Attention explorers: the book's engineered attention heads, live in the page.
  *
  * Plain JavaScript, no dependencies, nothing fetched: every element with the
  * attribute `data-attention-explorer` holds a <script type="application/json">
- * written at build time by selfattention.explorer.explorer_data() (settings,
- * slider ranges, the unit noise draws z of the book's seed, the leave-one-out
- * candidate temperatures) and a static fallback figure in a <noscript>; this
- * script builds the two canvases and the sliders in its place at once, and
- * computes and draws when the explorer comes near the viewport (nothing to
- * do on a page load that starts far above it).
+ * written at build time by selfattention.interactive.explorer_data (settings,
+ * slider ranges, the unit noise draws z of the book's seed, and for the
+ * smoothing explorer the leave-one-out candidate temperatures) and a static
+ * fallback figure in a <noscript>; this script builds the canvases and the
+ * sliders in its place at once, and computes and draws when the explorer
+ * comes near the viewport (nothing to do on a page load that starts far
+ * above it). Two kinds share the math, the sliders and the drawing below:
+ *
+ * - the smoothing explorer (data without "layer"): one head, its output and
+ *   its attention matrix, and a "best tau" button;
+ * - the derivative layer (data.layer === "derivative"): two heads at offsets
+ *   +delta and -delta, their outputs, their two bands in one heat map, and the
+ *   layer's output (head_+ - head_-) / (2 delta), an estimate of the slope.
  *
  * The math, in the package's words (selfattention.noisy_sine, gaussian_head,
- * choose_temperature):
+ * choose_temperature, multihead.derivative_layer):
  *   p_i   = i / (n - 1)                                positions
  *   y_i   = sin(2 pi f p_i) + sigma z_i                 the book's noisy sine
- *   w_ij  = exp(-(p_i - p_j)^2 / tau) / sum_k exp(-(p_i - p_k)^2 / tau)
+ *   w_ij  = exp(-(p_i + delta - p_j)^2 / tau) / sum_l exp(-(p_i + delta - p_l)^2 / tau)
  *   out_i = sum_j w_ij y_j
- * On the uniform grid the kernel depends on |i - j| only, so it is computed
- * once per distance (n exponentials, not n^2); the largest score of a row is
- * its diagonal, 0, so this is the max-subtracted softmax.
+ * On the uniform grid the kernel depends on d = j - i only, so it is computed
+ * once per difference (at most 2n - 1 exponentials, not n^2), shifted by the
+ * largest score there is, as the package's max-subtracted softmax shifts
+ * each row by its own (see band()).
  * "Best tau" is leave-one-out cross-validation with the diagonal masked, as
  * selfattention.choose_temperature: the candidate with the least mean
  * squared error of predicting each y_i from all the other samples; of the
@@ -26,14 +34,15 @@
  * differ only by rounding), the largest, as selfattention.kernel.pick_temperature.
  *
  * JavaScript API, on the element (tests and benchmarks use it):
- *   el.attentionExplorer.params            -> {sigma, tau, n}  (a copy)
- *   el.attentionExplorer.setParams({sigma, tau, n})
- *        set any of the three (a RangeError if outside the slider ranges),
+ *   el.attentionExplorer.params            -> {sigma, tau, n} (and delta for the layer): a copy
+ *   el.attentionExplorer.setParams({...})
+ *        set any of them (a RangeError if outside the slider ranges),
  *        move the sliders, redraw at once; returns the new params
  *   el.attentionExplorer.series({weights = true} = {})
- *        -> {positions, clean, noisy, output, weights}: plain arrays,
- *           weights as n rows of n (omitted with {weights: false})
- *   el.attentionExplorer.chooseTemperature({apply = true} = {})
+ *        smoothing: {positions, clean, noisy, output, weights}
+ *        layer: {positions, clean, noisy, slope, output, heads: [{output, weights}, {output, weights}]}
+ *        plain arrays, weights as n rows of n (omitted with {weights: false})
+ *   el.attentionExplorer.chooseTemperature({apply = true} = {})   (smoothing only)
  *        -> {tau, index, scores}: the leave-one-out choice for the current
  *           sigma and n; applies it (as the "best tau" button does) unless
  *           apply is false
@@ -70,6 +79,15 @@
 
   // ---------------------------------------------------------------- the math
 
+  /**
+   * Kernel entries below CUT times the least largest entry of a row are left out of a band. Every
+   * row holds the key at d = 0 (or, masked, one at d = +-1), so that least largest entry is at least
+   * the kernel's entry there; with at most n - 1 < 2^10 entries dropped, a row loses less than 2^-50
+   * (1e-15) of its sum, far below the browser tests' tolerances. It spares the products of far keys
+   * that would add nothing: most of them, at the temperatures a reader smooths with.
+   */
+  const CUT = 2 ** -60;
+
   /** The book's noisy sine: positions, clean and noisy, shape (n,). */
   function noisySine(n, sigma, periods, z) {
     const positions = new Float64Array(n);
@@ -86,40 +104,77 @@
   }
 
   /**
-   * exp((s_d - s_shift) / 1) for the Gaussian score s_d = -(d step)^2 / tau
-   * at each distance d = |i - j| in [0, n); trailing zeros are cut off.
+   * The band of the engineered head at offset `delta` on the grid of n points `step` apart:
+   * the kernel exp(-u_d^2 / tau - shift), u_d = d step - delta, for each difference d = j - i,
+   * with shift = -u_*^2 / tau, u_* the u of least size (over d != 0 with `skipSelf`: the
+   * leave-one-out mask), so that the largest entry is 1, as the package's max-subtracted softmax
+   * makes it; the entries too small to matter are cut off (d in [lo, hi], see CUT). A row whose
+   * best key i + d_* lies off the grid (a head with an offset, near an end) has a smaller largest
+   * entry, exp(-delta^2 / tau) at
+   * least, which the sliders keep far above underflow (OFFSET_RANGE and LAYER_TEMPERATURE_RANGE of
+   * selfattention.defaults): normalised by its row's sum, it gives the package's weights all the same.
    */
-  function kernelByDistance(n, step, tau, shiftDistance) {
-    const shift = -((shiftDistance * step) ** 2) / tau;
-    const kern = new Float64Array(n);
-    let reach = n;
-    for (let d = 0; d < n; d++) {
-      const dist = d * step;
-      kern[d] = Math.exp(-(dist * dist) / tau - shift);
-      if (kern[d] === 0 && d > shiftDistance) { reach = d; break; } // the rest underflow too
+  function band(n, step, tau, delta, skipSelf) {
+    const u = (d) => d * step - delta;
+    const candidates = [];
+    const d0 = Math.max(-(n - 1), Math.min(n - 1, Math.round(delta / step)));
+    for (const d of [d0 - 1, d0, d0 + 1]) {
+      if (d >= -(n - 1) && d <= n - 1 && !(skipSelf && d === 0)) candidates.push(d);
     }
-    return { kern, reach };
+    const top = Math.min(...candidates.map((d) => u(d) * u(d)));
+    const best = candidates.filter((d) => u(d) * u(d) === top); // one difference, or two that tie
+    const shift = -top / tau;
+    const floor = CUT * (skipSelf ? 1 : Math.exp(-(delta * delta) / tau - shift)); // CUT x the entry at d = 0
+    const kern = new Float64Array(2 * n - 1); // kern[d + n - 1]
+    let lo = best[0], hi = best[best.length - 1];
+    for (let d = best[0]; d <= n - 1; d++) {
+      const v = Math.exp(-(u(d) * u(d)) / tau - shift);
+      if (v < floor && d > best[best.length - 1]) break; // the rest are smaller still
+      kern[d + n - 1] = v;
+      hi = d;
+    }
+    for (let d = best[0] - 1; d >= -(n - 1); d--) {
+      const v = Math.exp(-(u(d) * u(d)) / tau - shift);
+      if (v < floor) break;
+      kern[d + n - 1] = v;
+      lo = d;
+    }
+    if (skipSelf) kern[n - 1] = 0;
+    return { n, kern, lo, hi };
   }
 
-  /**
-   * The engineered head: output (n,) and the row sums of the kernel (n,),
-   * w_ij = kern[|i-j|] / rowSum_i. With `skipSelf` the diagonal is masked
-   * (leave-one-out), and `kern` must be shifted to its nearest neighbour.
-   */
-  function smooth(y, kern, reach, skipSelf) {
+  /** Row i's unnormalised weight of key j, from band(). */
+  function rawWeight(b, i, j) {
+    const d = j - i;
+    return d >= b.lo && d <= b.hi ? b.kern[d + b.n - 1] : 0;
+  }
+
+  /** The head's output (n,) on the values y and its row sums (n,): w_ij = rawWeight(i, j) / rowSum_i. */
+  function smooth(y, b) {
     const n = y.length;
     const output = new Float64Array(n);
     const rowSum = new Float64Array(n);
-    const first = skipSelf ? 1 : 0;
     for (let i = 0; i < n; i++) {
       let num = 0, den = 0;
-      const lo = Math.max(0, i - reach + 1), hi = Math.min(n, i + reach);
-      for (let j = lo; j <= i - first; j++) { const k = kern[i - j]; num += k * y[j]; den += k; }
-      for (let j = i + 1; j < hi; j++) { const k = kern[j - i]; num += k * y[j]; den += k; }
+      for (let j = Math.max(0, i + b.lo), end = Math.min(n - 1, i + b.hi); j <= end; j++) {
+        const k = b.kern[j - i + n - 1];
+        num += k * y[j]; den += k;
+      }
       output[i] = num / den;
       rowSum[i] = den;
     }
     return { output, rowSum };
+  }
+
+  /** The weights as n rows of n, for the API. */
+  function weightRows(b, rowSum) {
+    const rows = [];
+    for (let i = 0; i < b.n; i++) {
+      const row = new Array(b.n);
+      for (let j = 0; j < b.n; j++) row[j] = rawWeight(b, i, j) / rowSum[i];
+      rows.push(row);
+    }
+    return rows;
   }
 
   /** Leave-one-out choice of tau among `candidates`: on ties within `tolerance`, the largest tau. */
@@ -127,8 +182,7 @@
     const n = y.length;
     const scores = new Array(candidates.length);
     for (let c = 0; c < candidates.length; c++) {
-      const { kern, reach } = kernelByDistance(n, step, candidates[c], 1);
-      const { output } = smooth(y, kern, reach, true);
+      const { output } = smooth(y, band(n, step, candidates[c], 0, true));
       let sum = 0;
       for (let i = 0; i < n; i++) { const r = y[i] - output[i]; sum += r * r; }
       scores[c] = sum / n;
@@ -173,29 +227,155 @@
   }
 
   function niceTicks(limit) {
-    const step = limit > 4 ? 2 : limit > 2 ? 1 : 0.5;
+    const step = limit > 8 ? 4 : limit > 4 ? 2 : limit > 2 ? 1 : 0.5;
     const ticks = [];
     for (let t = -Math.floor(limit / step) * step; t <= limit + 1e-9; t += step) ticks.push(t);
     return ticks;
   }
 
-  // ---------------------------------------------------------------- the explorer
+  // ---------------------------------------------------------------- drawing
 
+  /**
+   * A panel of curves against position on [0, 1]: axes, then `dots` ({ys, color}) and `lines`
+   * ({ys, color, width, dash}) in that order; the y range is +-ymax.
+   */
+  function drawCurves(canvas, colors, positions, ymax, { dots = [], lines = [] }) {
+    const ctx = canvas.getContext("2d");
+    const n = positions.length;
+    const dpr = window.devicePixelRatio || 1;
+    const W = canvas.width, H = canvas.height;
+    const pad = { l: 34 * dpr, r: 8 * dpr, t: 8 * dpr, b: 24 * dpr };
+    const X = (p) => pad.l + p * (W - pad.l - pad.r);
+    const Y = (v) => pad.t + ((ymax - v) / (2 * ymax)) * (H - pad.t - pad.b);
+    ctx.clearRect(0, 0, W, H);
+    ctx.font = `${11 * dpr}px ${colors.font}`;
+    ctx.fillStyle = colors.fg;
+    ctx.strokeStyle = colors.grid;
+    ctx.lineWidth = dpr;
+    ctx.setLineDash([]);
+    ctx.beginPath();
+    ctx.textAlign = "right"; ctx.textBaseline = "middle";
+    for (const t of niceTicks(ymax)) {
+      ctx.moveTo(pad.l, Y(t)); ctx.lineTo(W - pad.r, Y(t));
+      ctx.fillText(String(t), pad.l - 4 * dpr, Y(t));
+    }
+    ctx.textAlign = "center"; ctx.textBaseline = "top";
+    for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+      ctx.moveTo(X(t), pad.t); ctx.lineTo(X(t), H - pad.b);
+      ctx.fillText(String(t), X(t), H - pad.b + 4 * dpr);
+    }
+    ctx.stroke();
+    const r = Math.max(1.2, Math.min(3, 300 / n)) * dpr;
+    for (const { ys, color } of dots) {
+      ctx.fillStyle = color; ctx.globalAlpha = 0.6;
+      ctx.beginPath();
+      for (let i = 0; i < n; i++) {
+        const x = X(positions[i]), y = Y(ys[i]);
+        ctx.moveTo(x + r, y); ctx.arc(x, y, r, 0, 2 * Math.PI);
+      }
+      ctx.fill(); ctx.globalAlpha = 1;
+    }
+    for (const { ys, color, width, dash } of lines) {
+      ctx.strokeStyle = color; ctx.lineWidth = width * dpr; ctx.setLineDash(dash ? dash.map((v) => v * dpr) : []);
+      ctx.beginPath();
+      for (let i = 0; i < n; i++) (i ? ctx.lineTo : ctx.moveTo).call(ctx, X(positions[i]), Y(ys[i]));
+      ctx.stroke();
+    }
+    ctx.setLineDash([]);
+  }
+
+  /** The largest size of the values, times 1.05, at least `floor`: a symmetric y range. */
+  function yLimit(floor, ...series) {
+    let ymax = floor;
+    for (const ys of series) for (let i = 0; i < ys.length; i++) ymax = Math.max(ymax, Math.abs(ys[i]));
+    return ymax * 1.05;
+  }
+
+  /**
+   * A heat map of n x n `weight(i, j)` on a square canvas, pixel -> nearest token, viridis
+   * from 0 to `vmax` (when null, the largest value drawn); the image buffer is kept on
+   * `holder.image` between redraws. Returns vmax.
+   */
+  function drawHeat(canvas, holder, n, weight, vmax) {
+    const ctx = canvas.getContext("2d");
+    const S = Math.min(canvas.width, canvas.height);
+    if (!holder.image || holder.image.width !== S) {
+      holder.image = ctx.createImageData(S, S);
+      holder.values = new Float64Array(S * S);
+    }
+    const pixels = new Uint32Array(holder.image.data.buffer);
+    const values = holder.values;
+    const cell = new Int32Array(S); // pixel -> token, nearest
+    for (let s = 0; s < S; s++) cell[s] = Math.min(n - 1, Math.floor(((s + 0.5) * n) / S));
+    let top = 0;
+    for (let r = 0; r < S; r++) {
+      const i = cell[r], base = r * S;
+      for (let c = 0; c < S; c++) { const v = weight(i, cell[c]); values[base + c] = v; if (v > top) top = v; }
+    }
+    const limit = vmax === null ? top : vmax;
+    const scale = (LUT.length - 1) / limit;
+    for (let k = 0; k < S * S; k++) pixels[k] = LUT[Math.min(LUT.length - 1, Math.round(values[k] * scale))];
+    ctx.putImageData(holder.image, 0, 0);
+    return limit;
+  }
+
+  function matrixCaption(vmaxOutput, words) {
+    const scale = el("div", { class: "ae-scale", "aria-hidden": "true" }, [
+      el("span", {}, ["0"]), el("span", { class: "ae-scale-bar", style: `background: linear-gradient(to right, ${VIRIDIS_STOPS.join(", ")})` }),
+      vmaxOutput,
+    ]);
+    return el("figcaption", {}, [scale, ...words, "row i = query p", el("sub", {}, ["i"]),
+      " (0 at the top), column j = key p", el("sub", {}, ["j"]), " (0 at the left)"]);
+  }
+
+  /** A legend of [key, text] entries; each key stays on the line of its text. */
+  function legend(entries) {
+    const items = entries.map(([key, text]) => el("span", { class: "ae-legend-item" }, [
+      el("span", { class: `ae-key ae-key-${key}` }), text,
+    ]));
+    return el("figcaption", { class: "ae-legend" }, items.flatMap((item) => [item, " "]));
+  }
+
+  // ---------------------------------------------------------------- the explorers
+
+  /**
+   * What both explorers share: the state and its sliders, the coalesced redraws, the canvases'
+   * sizes and colours. A subclass gives sliders() (the specs below), buildPanels(), compute(),
+   * draw() and series().
+   */
   class Explorer {
-    constructor(root) {
+    constructor(root, data) {
       this.root = root;
-      this.data = JSON.parse(root.querySelector("script.attention-explorer-data").textContent);
+      this.data = data;
       this.z = Float64Array.from(this.data.noise);
-      this.state = { sigma: this.data.sigma, tau: this.data.temperature, n: this.data.n };
-      const [lo, hi] = this.data.temperature_range;
-      this.logTau = { lo: Math.log10(lo), hi: Math.log10(hi), steps: Math.round((Math.log10(hi) - Math.log10(lo)) * 100) };
+      this.specs = this.sliders();
+      this.state = Object.fromEntries(this.specs.map((s) => [s.key, s.start]));
       this.timing = { computeMs: 0, drawMs: 0, latencyMs: 0 };
       this.pendingSince = null;
       this.frame = 0;
       this.started = false;
+      this.holder = {};
       this.build();
       this.syncControls();
       whenNearView(root, () => this.start());
+    }
+
+    /** A log-scale temperature slider over `range`, 100 steps per decade. */
+    tauSpec(range, start) {
+      const [tLo, tHi] = range;
+      const lo = Math.log10(tLo), hi = Math.log10(tHi), steps = Math.round((hi - lo) * 100);
+      return {
+        key: "tau", label: "Temperature τ (log scale)", range, start, min: 0, max: steps, step: 1,
+        toValue: (v) => (v <= 0 ? tLo : v >= steps ? tHi : 10 ** (lo + ((hi - lo) * v) / steps)),
+        toSlider: (tau) => Math.round(((Math.log10(tau) - lo) / (hi - lo)) * steps),
+        text: formatTau, spoken: spokenTau,
+      };
+    }
+
+    /** A linear slider: the value is the slider's. */
+    linearSpec(key, label, range, start, step, text, integer) {
+      return { key, label, range, start, min: range[0], max: range[1], step, integer,
+        toValue: (v) => v, toSlider: (v) => v, text, spoken: text };
     }
 
     /** The first computation and drawing (the layout is final from build() on: nothing moves). */
@@ -213,57 +393,26 @@
 
     build() {
       const id = this.root.id;
-      this.canvasSignal = el("canvas", {
-        class: "ae-canvas-signal", role: "img",
-        "aria-label": "Signal panel: the ground-truth sine (dashed), the noisy observations (dots) and the attention output (solid line), against position from 0 to 1.",
-      });
-      this.canvasMatrix = el("canvas", {
-        class: "ae-canvas-matrix", role: "img",
-        "aria-label": "Attention matrix heat map: row i, from top to bottom, shows how much token i attends to every token j, from left to right; brighter is more weight.",
-      });
-      const legend = el("figcaption", { class: "ae-legend" }, [
-        el("span", { class: "ae-key ae-key-clean" }), "ground truth ",
-        el("span", { class: "ae-key ae-key-noisy" }), "noisy input ",
-        el("span", { class: "ae-key ae-key-output" }), "attention output",
-      ]);
-      this.vmaxOutput = el("span", { class: "ae-scale-max" });
-      const scale = el("div", { class: "ae-scale", "aria-hidden": "true" }, [
-        el("span", {}, ["0"]), el("span", { class: "ae-scale-bar", style: `background: linear-gradient(to right, ${VIRIDIS_STOPS.join(", ")})` }),
-        this.vmaxOutput,
-      ]);
-      const matrixCaption = el("figcaption", {}, [scale, "Attention weights: row i = query p", el("sub", {}, ["i"]),
-        " (0 at the top), column j = key p", el("sub", {}, ["j"]), " (0 at the left)"]);
-      this.panels = el("div", { class: "ae-panels" }, [
-        el("figure", { class: "ae-panel ae-panel-signal" }, [this.canvasSignal, legend]),
-        el("figure", { class: "ae-panel ae-panel-matrix" }, [this.canvasMatrix, matrixCaption]),
-      ]);
-      const d = this.data;
-      this.inputs = {
-        sigma: el("input", { type: "range", id: `${id}-sigma`, min: d.sigma_range[0], max: d.sigma_range[1], step: "0.01" }),
-        tau: el("input", { type: "range", id: `${id}-tau`, min: "0", max: String(this.logTau.steps), step: "1" }),
-        n: el("input", { type: "range", id: `${id}-n`, min: d.n_range[0], max: d.n_range[1], step: "1" }),
-      };
+      this.panels = el("div", { class: "ae-panels" }, this.buildPanels());
+      this.inputs = {};
       this.outputs = {};
-      const labels = { sigma: "Noise σ", tau: "Temperature τ (log scale)", n: "Samples N" };
-      const rows = ["sigma", "tau", "n"].map((key) => {
+      const rows = this.specs.map((spec) => {
+        const input = el("input", { type: "range", id: `${id}-${spec.key}`, min: String(spec.min), max: String(spec.max), step: String(spec.step) });
         // For the eye: a screen reader announces the slider's own aria-valuetext on each change, once.
-        this.outputs[key] = el("output", { for: this.inputs[key].id, "aria-hidden": "true", class: "ae-value" });
-        this.inputs[key].addEventListener("input", () => this.onSlider(key));
-        return el("div", { class: "ae-control" }, [
-          el("label", { for: this.inputs[key].id }, [labels[key]]), this.inputs[key], this.outputs[key],
-        ]);
+        const output = el("output", { for: input.id, "aria-hidden": "true", class: "ae-value" });
+        input.addEventListener("input", () => this.onSlider(spec.key));
+        this.inputs[spec.key] = input;
+        this.outputs[spec.key] = output;
+        return el("div", { class: "ae-control" }, [el("label", { for: input.id }, [spec.label]), input, output]);
       });
-      this.bestButton = el("button", { type: "button", class: "ae-best" }, ["Best τ (leave-one-out)"]);
-      this.bestOutput = el("output", { "aria-live": "polite", class: "ae-best-value" });
-      this.bestButton.addEventListener("click", () => this.chooseTemperature());
-      const controls = el("div", { class: "ae-controls" }, [
-        ...rows, el("div", { class: "ae-control ae-control-best" }, [this.bestButton, this.bestOutput]),
-      ]);
+      const controls = el("div", { class: "ae-controls" }, [...rows, ...this.extraControls()]);
       const fallback = this.root.querySelector(".attention-explorer-fallback");
       if (fallback) fallback.remove();
       this.root.append(this.panels, controls);
       this.root.classList.add("ae-live");
     }
+
+    extraControls() { return []; }
 
     // ---- state
 
@@ -271,65 +420,41 @@
 
     setParams(params) {
       const p = { ...this.state, ...params };
-      const d = this.data;
-      const check = (name, value, [lo, hi], integer) => {
+      for (const { key, range: [lo, hi], integer } of this.specs) {
+        const value = p[key];
         if (typeof value !== "number" || !Number.isFinite(value) || value < lo || value > hi || (integer && !Number.isInteger(value))) {
-          throw new RangeError(`${name} must be a number in [${lo}, ${hi}], got ${value}`);
+          throw new RangeError(`${key} must be a number in [${lo}, ${hi}], got ${value}`);
         }
-      };
-      check("sigma", p.sigma, d.sigma_range, false);
-      check("tau", p.tau, d.temperature_range, false);
-      check("n", p.n, d.n_range, true);
-      this.state = { sigma: p.sigma, tau: p.tau, n: p.n };
+      }
+      this.state = Object.fromEntries(this.specs.map(({ key }) => [key, p[key]]));
       this.syncControls();
       this.redraw();
       return this.params;
     }
 
-    sliderToTau(v) {
-      const { lo, hi, steps } = this.logTau;
-      const [tLo, tHi] = this.data.temperature_range;
-      return v <= 0 ? tLo : v >= steps ? tHi : 10 ** (lo + ((hi - lo) * v) / steps);
-    }
-
-    tauToSlider(tau) {
-      const { lo, hi, steps } = this.logTau;
-      return Math.round(((Math.log10(tau) - lo) / (hi - lo)) * steps);
-    }
-
     onSlider(key) {
-      const value = Number(this.inputs[key].value);
-      this.state[key] = key === "tau" ? this.sliderToTau(value) : value;
-      this.bestOutput.textContent = "";
+      const spec = this.specs.find((s) => s.key === key);
+      this.state[key] = spec.toValue(Number(this.inputs[key].value));
+      this.onChange();
       this.syncReadouts();
       this.schedule();
     }
 
+    onChange() {}
+
     syncControls() {
-      this.inputs.sigma.value = String(this.state.sigma);
-      this.inputs.tau.value = String(this.tauToSlider(this.state.tau));
-      this.inputs.n.value = String(this.state.n);
+      for (const spec of this.specs) this.inputs[spec.key].value = String(spec.toSlider(this.state[spec.key]));
       this.syncReadouts();
     }
 
     syncReadouts() {
-      const text = { sigma: this.state.sigma.toFixed(2), tau: formatTau(this.state.tau), n: String(this.state.n) };
-      const spoken = { ...text, tau: spokenTau(this.state.tau) };
-      for (const key of ["sigma", "tau", "n"]) {
-        this.outputs[key].textContent = text[key];
-        this.inputs[key].setAttribute("aria-valuetext", spoken[key]);
+      for (const spec of this.specs) {
+        this.outputs[spec.key].textContent = spec.text(this.state[spec.key]);
+        this.inputs[spec.key].setAttribute("aria-valuetext", spec.spoken(this.state[spec.key]));
       }
     }
 
     // ---- computing and drawing
-
-    compute() {
-      const { sigma, tau, n } = this.state;
-      const sig = noisySine(n, sigma, this.data.periods, this.z);
-      const { kern, reach } = kernelByDistance(n, sig.step, tau, 0);
-      const { output, rowSum } = smooth(sig.noisy, kern, reach, false);
-      this.result = { ...sig, kern, reach, output, rowSum, n };
-    }
 
     schedule() {
       if (this.pendingSince === null) this.pendingSince = performance.now();
@@ -354,7 +479,7 @@
 
     resize() {
       const dpr = window.devicePixelRatio || 1;
-      for (const canvas of [this.canvasSignal, this.canvasMatrix]) {
+      for (const canvas of this.panels.querySelectorAll("canvas")) {
         const w = Math.max(1, Math.round(canvas.clientWidth * dpr));
         const h = Math.max(1, Math.round(canvas.clientHeight * dpr));
         if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
@@ -365,114 +490,83 @@
       const style = getComputedStyle(this.root);
       const get = (name) => style.getPropertyValue(name).trim();
       return {
-        fg: get("--ae-fg"), grid: get("--ae-grid"), clean: get("--ae-clean"),
-        noisy: get("--ae-noisy"), output: get("--ae-output"), font: style.fontFamily,
+        fg: get("--ae-fg"), grid: get("--ae-grid"), clean: get("--ae-clean"), noisy: get("--ae-noisy"),
+        output: get("--ae-output"), ahead: get("--ae-ahead"), behind: get("--ae-behind"), font: style.fontFamily,
       };
+    }
+
+    signalCanvas(label) {
+      return el("canvas", { class: "ae-canvas-signal", role: "img", "aria-label": label });
+    }
+
+    matrixCanvas(label) {
+      return el("canvas", { class: "ae-canvas-matrix", role: "img", "aria-label": label });
+    }
+  }
+
+  /** The smoothing explorer: one head at offset 0. */
+  class SmoothingExplorer extends Explorer {
+    sliders() {
+      const d = this.data;
+      return [
+        this.linearSpec("sigma", "Noise σ", d.sigma_range, this.data.sigma, 0.01, (v) => v.toFixed(2), false),
+        this.tauSpec(d.temperature_range, this.data.temperature),
+        this.linearSpec("n", "Samples N", d.n_range, this.data.n, 1, String, true),
+      ];
+    }
+
+    buildPanels() {
+      this.canvasSignal = this.signalCanvas(
+        "Signal panel: the ground-truth sine (dashed), the noisy observations (dots) and the attention output (solid line), against position from 0 to 1.");
+      this.canvasMatrix = this.matrixCanvas(
+        "Attention matrix heat map: row i, from top to bottom, shows how much token i attends to every token j, from left to right; brighter is more weight.");
+      this.vmaxOutput = el("span", { class: "ae-scale-max" });
+      return [
+        el("figure", { class: "ae-panel ae-panel-signal" }, [this.canvasSignal,
+          legend([["clean", "ground truth"], ["noisy", "noisy input"], ["output", "attention output"]])]),
+        el("figure", { class: "ae-panel ae-panel-matrix" }, [this.canvasMatrix,
+          matrixCaption(this.vmaxOutput, ["Attention weights: "])]),
+      ];
+    }
+
+    extraControls() {
+      this.bestButton = el("button", { type: "button", class: "ae-best" }, ["Best τ (leave-one-out)"]);
+      this.bestOutput = el("output", { "aria-live": "polite", class: "ae-best-value" });
+      this.bestButton.addEventListener("click", () => this.chooseTemperature());
+      return [el("div", { class: "ae-control ae-control-best" }, [this.bestButton, this.bestOutput])];
+    }
+
+    onChange() { this.bestOutput.textContent = ""; }
+
+    compute() {
+      const { sigma, tau, n } = this.state;
+      const sig = noisySine(n, sigma, this.data.periods, this.z);
+      const b = band(n, sig.step, tau, 0, false);
+      const { output, rowSum } = smooth(sig.noisy, b);
+      this.result = { ...sig, band: b, output, rowSum, n };
     }
 
     draw() {
       const colors = this.colors();
-      this.drawSignal(colors);
-      this.drawMatrix();
-    }
-
-    drawSignal(colors) {
-      const canvas = this.canvasSignal;
-      const ctx = canvas.getContext("2d");
-      const { positions, clean, noisy, output, n } = this.result;
-      const dpr = window.devicePixelRatio || 1;
-      const W = canvas.width, H = canvas.height;
-      const pad = { l: 34 * dpr, r: 8 * dpr, t: 8 * dpr, b: 24 * dpr };
-      let ymax = 1.2;
-      for (let i = 0; i < n; i++) ymax = Math.max(ymax, Math.abs(noisy[i]));
-      ymax *= 1.05;
-      const X = (p) => pad.l + p * (W - pad.l - pad.r);
-      const Y = (v) => pad.t + ((ymax - v) / (2 * ymax)) * (H - pad.t - pad.b);
-      ctx.clearRect(0, 0, W, H);
-      // axes, ticks, labels
-      ctx.font = `${11 * dpr}px ${colors.font}`;
-      ctx.fillStyle = colors.fg;
-      ctx.strokeStyle = colors.grid;
-      ctx.lineWidth = dpr;
-      ctx.setLineDash([]);
-      ctx.beginPath();
-      ctx.textAlign = "right"; ctx.textBaseline = "middle";
-      for (const t of niceTicks(ymax)) {
-        ctx.moveTo(pad.l, Y(t)); ctx.lineTo(W - pad.r, Y(t));
-        ctx.fillText(String(t), pad.l - 4 * dpr, Y(t));
-      }
-      ctx.textAlign = "center"; ctx.textBaseline = "top";
-      for (const t of [0, 0.25, 0.5, 0.75, 1]) {
-        ctx.moveTo(X(t), pad.t); ctx.lineTo(X(t), H - pad.b);
-        ctx.fillText(String(t), X(t), H - pad.b + 4 * dpr);
-      }
-      ctx.stroke();
-      // ground truth, dashed
-      ctx.strokeStyle = colors.clean; ctx.lineWidth = 1.4 * dpr; ctx.setLineDash([5 * dpr, 4 * dpr]);
-      ctx.beginPath();
-      for (let i = 0; i < n; i++) (i ? ctx.lineTo : ctx.moveTo).call(ctx, X(positions[i]), Y(clean[i]));
-      ctx.stroke(); ctx.setLineDash([]);
-      // noisy observations, dots
-      const r = Math.max(1.2, Math.min(3, 300 / n)) * dpr;
-      ctx.fillStyle = colors.noisy; ctx.globalAlpha = 0.6;
-      ctx.beginPath();
-      for (let i = 0; i < n; i++) {
-        const x = X(positions[i]), y = Y(noisy[i]);
-        ctx.moveTo(x + r, y); ctx.arc(x, y, r, 0, 2 * Math.PI);
-      }
-      ctx.fill(); ctx.globalAlpha = 1;
-      // attention output, solid
-      ctx.strokeStyle = colors.output; ctx.lineWidth = 2.2 * dpr;
-      ctx.beginPath();
-      for (let i = 0; i < n; i++) (i ? ctx.lineTo : ctx.moveTo).call(ctx, X(positions[i]), Y(output[i]));
-      ctx.stroke();
-    }
-
-    drawMatrix() {
-      const canvas = this.canvasMatrix;
-      const ctx = canvas.getContext("2d");
-      const { kern, reach, rowSum, n } = this.result;
-      const S = Math.min(canvas.width, canvas.height);
-      if (!this.image || this.image.width !== S) this.image = ctx.createImageData(S, S);
-      const pixels = new Uint32Array(this.image.data.buffer);
+      const { positions, clean, noisy, output, band: b, rowSum, n } = this.result;
+      drawCurves(this.canvasSignal, colors, positions, yLimit(1.2, noisy), {
+        dots: [{ ys: noisy, color: colors.noisy }],
+        lines: [{ ys: clean, color: colors.clean, width: 1.4, dash: [5, 4] }, { ys: output, color: colors.output, width: 2.2 }],
+      });
       // colour scale 0 .. the largest weight, the diagonal of the row with the least mass
       let vmax = 0;
-      for (let i = 0; i < n; i++) vmax = Math.max(vmax, kern[0] / rowSum[i]);
+      for (let i = 0; i < n; i++) vmax = Math.max(vmax, b.kern[n - 1] / rowSum[i]);
       this.vmaxOutput.textContent = vmax.toPrecision(2);
-      const cell = new Int32Array(S); // pixel -> token, nearest
-      for (let s = 0; s < S; s++) cell[s] = Math.min(n - 1, Math.floor(((s + 0.5) * n) / S));
-      const top = LUT.length - 1;
-      for (let r = 0; r < S; r++) {
-        const i = cell[r];
-        const scale = top / (rowSum[i] * vmax);
-        const base = r * S;
-        for (let c = 0; c < S; c++) {
-          const d = Math.abs(cell[c] - i);
-          pixels[base + c] = LUT[d < reach ? Math.round(kern[d] * scale) : 0];
-        }
-      }
-      ctx.putImageData(this.image, 0, 0);
+      drawHeat(this.canvasMatrix, this.holder, n, (i, j) => rawWeight(b, i, j) / rowSum[i], vmax);
     }
 
-    // ---- the API
-
     series({ weights = true } = {}) {
-      const { positions, clean, noisy, output, kern, reach, rowSum, n } = this.result;
+      const { positions, clean, noisy, output, band: b, rowSum } = this.result;
       const out = {
         positions: Array.from(positions), clean: Array.from(clean),
         noisy: Array.from(noisy), output: Array.from(output),
       };
-      if (weights) {
-        out.weights = [];
-        for (let i = 0; i < n; i++) {
-          const row = new Array(n);
-          for (let j = 0; j < n; j++) {
-            const d = Math.abs(i - j);
-            row[j] = d < reach ? kern[d] / rowSum[i] : 0;
-          }
-          out.weights.push(row);
-        }
-      }
+      if (weights) out.weights = weightRows(b, rowSum);
       return out;
     }
 
@@ -485,31 +579,113 @@
       }
       return choice;
     }
+
+    /** The best-tau result: shown as written, announced (live region) in words. */
+    showBest(tau) {
+      this.bestOutput.replaceChildren(
+        el("span", { "aria-hidden": "true" }, [`τ = ${formatTau(tau)} (least leave-one-out error)`]),
+        el("span", { class: "ae-visually-hidden" }, [`Best temperature: tau = ${spokenTau(tau)}, the least leave-one-out error`]),
+      );
+    }
   }
 
-  /** The best-tau result: shown as written, announced (live region) in words. */
-  Explorer.prototype.showBest = function (tau) {
-    this.bestOutput.replaceChildren(
-      el("span", { "aria-hidden": "true" }, [`τ = ${formatTau(tau)} (least leave-one-out error)`]),
-      el("span", { class: "ae-visually-hidden" }, [`Best temperature: tau = ${spokenTau(tau)}, the least leave-one-out error`]),
-    );
-  };
+  /** The derivative layer: heads at offsets +delta and -delta, W_O = [1, -1] / (2 delta). */
+  class DerivativeExplorer extends Explorer {
+    sliders() {
+      const d = this.data;
+      return [
+        this.linearSpec("delta", "Offset δ", d.offset_range, this.data.offset, this.data.offset_step, (v) => v.toFixed(3), false),
+        this.tauSpec(d.temperature_range, this.data.temperature),
+        this.linearSpec("sigma", "Noise σ", d.sigma_range, this.data.sigma, 0.01, (v) => v.toFixed(2), false),
+        this.linearSpec("n", "Samples N", d.n_range, this.data.n, 1, String, true),
+      ];
+    }
+
+    buildPanels() {
+      this.canvasSignal = this.signalCanvas(
+        "Signal panel: the ground-truth sine (dashed), the noisy observations (dots), and the outputs of the head that looks ahead and of the head that looks behind (solid lines), against position from 0 to 1.");
+      this.canvasMatrix = this.matrixCanvas(
+        "Heat map of the two heads' weights, averaged: row i, from top to bottom, is token i's query; the band right of the diagonal is the head that looks ahead, the band left of it the head that looks behind; brighter is more weight.");
+      this.canvasSlope = this.signalCanvas(
+        "Slope panel: the true slope of the sine (dashed) and the layer's estimate of it (solid line), against position from 0 to 1.");
+      this.canvasSlope.classList.add("ae-canvas-slope");
+      this.vmaxOutput = el("span", { class: "ae-scale-max" });
+      return [
+        el("figure", { class: "ae-panel ae-panel-signal" }, [this.canvasSignal,
+          legend([["clean", "ground truth"], ["noisy", "noisy input"], ["ahead", "head at +δ"], ["behind", "head at −δ"]])]),
+        el("figure", { class: "ae-panel ae-panel-matrix" }, [this.canvasMatrix,
+          matrixCaption(this.vmaxOutput, ["The two heads' weights, averaged: "])]),
+        el("figure", { class: "ae-panel ae-panel-slope" }, [this.canvasSlope,
+          legend([["clean", "true slope f′(p)"], ["output", "two heads: (head at +δ − head at −δ) / 2δ"]])]),
+      ];
+    }
+
+    compute() {
+      const { sigma, tau, delta, n } = this.state;
+      const sig = noisySine(n, sigma, this.data.periods, this.z);
+      const heads = [delta, -delta].map((offset) => {
+        const b = band(n, sig.step, tau, offset, false);
+        return { band: b, ...smooth(sig.noisy, b) };
+      });
+      const output = new Float64Array(n);
+      const slope = new Float64Array(n);
+      const omega = 2 * Math.PI * this.data.periods;
+      const w = 1 / (2 * delta); // W_O = [w, -w]
+      for (let i = 0; i < n; i++) {
+        output[i] = heads[0].output[i] * w + heads[1].output[i] * -w; // Concat(heads) W_O
+        slope[i] = omega * Math.cos(omega * sig.positions[i]);
+      }
+      this.result = { ...sig, heads, output, slope, n };
+    }
+
+    draw() {
+      const colors = this.colors();
+      const { positions, clean, noisy, heads, output, slope, n } = this.result;
+      drawCurves(this.canvasSignal, colors, positions, yLimit(1.2, noisy), {
+        dots: [{ ys: noisy, color: colors.noisy }],
+        lines: [{ ys: clean, color: colors.clean, width: 1.4, dash: [5, 4] },
+          { ys: heads[0].output, color: colors.ahead, width: 2 }, { ys: heads[1].output, color: colors.behind, width: 2 }],
+      });
+      drawCurves(this.canvasSlope, colors, positions, yLimit(7, slope, output), {
+        lines: [{ ys: slope, color: colors.clean, width: 1.4, dash: [5, 4] }, { ys: output, color: colors.output, width: 2.2 }],
+      });
+      const [a, b] = heads;
+      const weight = (i, j) => (rawWeight(a.band, i, j) / a.rowSum[i] + rawWeight(b.band, i, j) / b.rowSum[i]) / 2;
+      this.vmaxOutput.textContent = drawHeat(this.canvasMatrix, this.holder, n, weight, null).toPrecision(2);
+    }
+
+    series({ weights = true } = {}) {
+      const { positions, clean, noisy, heads, output, slope } = this.result;
+      return {
+        positions: Array.from(positions), clean: Array.from(clean), noisy: Array.from(noisy),
+        slope: Array.from(slope), output: Array.from(output),
+        heads: heads.map((h) => ({ output: Array.from(h.output), ...(weights ? { weights: weightRows(h.band, h.rowSum) } : {}) })),
+      };
+    }
+  }
 
   function api(explorer) {
-    return Object.freeze({
+    const methods = {
       get params() { return explorer.params; },
       get timing() { return { ...explorer.timing }; },
       get data() { return explorer.data; },
       setParams: (p) => explorer.setParams(p),
       series: (opts) => { explorer.start(); return explorer.series(opts); },
-      chooseTemperature: (opts) => { explorer.start(); return explorer.chooseTemperature(opts); },
       redraw: () => explorer.redraw(),
-    });
+    };
+    if (explorer.chooseTemperature) {
+      methods.chooseTemperature = (opts) => { explorer.start(); return explorer.chooseTemperature(opts); };
+    }
+    return Object.freeze(methods);
   }
+
+  const KINDS = { derivative: DerivativeExplorer };
 
   function start() {
     for (const root of document.querySelectorAll("[data-attention-explorer]")) {
-      if (!root.attentionExplorer) root.attentionExplorer = api(new Explorer(root));
+      if (root.attentionExplorer) continue;
+      const data = JSON.parse(root.querySelector("script.attention-explorer-data").textContent);
+      root.attentionExplorer = api(new (KINDS[data.layer] || SmoothingExplorer)(root, data));  // data.layer: the kind
     }
   }
 

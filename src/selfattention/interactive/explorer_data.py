@@ -23,9 +23,14 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 from .. import defaults
+from .._validation import as_choice
 from ..kernel import TIE_TOLERANCE, candidate_temperatures
-from ..signals import unit_noise
+from ..multihead import derivative_layer, multi_head, signal_tokens
+from ..signals import noisy_sine, unit_noise
+from ..studies.derivative import true_derivative
 from ..studies.noise_and_samples import smoothed_sine
 
 
@@ -75,14 +80,63 @@ def explorer_data(*, n=None, sigma=None, temperature=None, candidates=None) -> d
     }
 
 
+#: The layers the explorer draws besides the one head: two heads at +delta and -delta, W_O = [1, -1] / (2 delta).
+LAYERS = ("derivative",)
+
+
+def layer_data(layer, *, n=None, sigma=None, temperature=None, offset=None) -> dict:
+    """What the explorer of a layer of several heads needs: the derivative layer's.
+
+    Parameters
+    ----------
+    layer : {"derivative"}
+    n, sigma, temperature, offset : optional
+        The starting settings; the book's ``N`` and ``SIGMA``, a temperature
+        of 0.004 and an offset of 0.1 when omitted. They must lie in the
+        sliders' ranges (:func:`selfattention.defaults.check_layer_ranges`).
+
+    Returns
+    -------
+    dict
+        ``layer``, ``seed``, ``periods``; the starting ``n``, ``sigma``,
+        ``temperature``, ``offset``; the ranges ``n_range``, ``sigma_range``,
+        ``temperature_range``, ``offset_range``; ``offset_step``; ``noise``,
+        as for :func:`explorer_data`.
+    """
+    layer = as_choice(layer, "layer", LAYERS)
+    n, sigma, tau, delta = defaults.check_layer_ranges(
+        defaults.N if n is None else n,
+        defaults.SIGMA if sigma is None else sigma,
+        0.004 if temperature is None else temperature,
+        0.1 if offset is None else offset,
+    )
+    return {
+        "layer": layer,
+        "seed": defaults.SEED,
+        "periods": float(defaults.PERIODS),
+        "n": n,
+        "sigma": sigma,
+        "temperature": tau,
+        "offset": delta,
+        "n_range": [int(v) for v in defaults.N_RANGE],
+        "sigma_range": [float(v) for v in defaults.SIGMA_RANGE],
+        "temperature_range": [float(v) for v in defaults.LAYER_TEMPERATURE_RANGE],
+        "offset_range": [float(v) for v in defaults.OFFSET_RANGE],
+        "offset_step": defaults.OFFSET_STEP,
+        "noise": unit_noise(defaults.N_RANGE[1], defaults.SEED).tolist(),
+    }
+
+
 def explorer_json(**kwargs) -> str:
-    """:func:`explorer_data` as compact JSON for a ``<script>`` element.
+    """:func:`explorer_data` (or, with ``layer``, :func:`layer_data`) as compact JSON for a ``<script>`` element.
 
     Floats are written by ``repr``, so the browser parses back the very same
-    doubles. The data hold only numbers, so the text can never contain the
-    ``</script>`` that would end its element.
+    doubles. The data hold only numbers and the layer's name, so the text can
+    never contain the ``</script>`` that would end its element.
     """
-    return json.dumps(explorer_data(**kwargs), separators=(",", ":"), allow_nan=False)
+    layer = kwargs.pop("layer", None)
+    data = explorer_data(**kwargs) if layer is None else layer_data(layer, **kwargs)
+    return json.dumps(data, separators=(",", ":"), allow_nan=False)
 
 
 def fallback_series(data: dict):
@@ -102,6 +156,8 @@ def fallback_series(data: dict):
     """
     if not isinstance(data, dict):
         raise TypeError(f"data must be the dict of explorer_data(), got {type(data).__name__}")
+    if "layer" in data:
+        raise ValueError("data: a layer's data draw with layer_series(), not fallback_series()")
     missing = sorted({"n", "sigma", "temperature", "periods", "seed"} - set(data))
     if missing:
         raise ValueError(f"data lacks {', '.join(missing)}: pass the dict of explorer_data()")
@@ -111,3 +167,42 @@ def fallback_series(data: dict):
     except ValueError as exc:  # name the caller's argument
         raise type(exc)(f"data: {exc}") from exc
     return head.positions, head.clean, head.noisy, head.output, head.weights
+
+
+def layer_series(data: dict):
+    """The layer explorer's starting picture, computed by the package.
+
+    Parameters
+    ----------
+    data : dict
+        As returned by :func:`layer_data`.
+
+    Returns
+    -------
+    positions, clean, noisy : ndarray, shape (n,)
+    outputs : ndarray, shape (2, n)
+        The two heads' outputs, at ``+delta`` and ``-delta``.
+    weights : ndarray, shape (2, n, n)
+        Their attention matrices.
+    estimate, slope : ndarray, shape (n,)
+        The layer's output and the true slope of the sine.
+    """
+    if not isinstance(data, dict):
+        raise TypeError(f"data must be the dict of layer_data(), got {type(data).__name__}")
+    missing = sorted({"layer", "n", "sigma", "temperature", "offset", "periods", "seed"} - set(data))
+    if missing:
+        raise ValueError(f"data lacks {', '.join(missing)}: pass the dict of layer_data()")
+    try:
+        as_choice(data["layer"], "layer", LAYERS)
+        n, sigma, tau, delta = defaults.check_layer_ranges(data["n"], data["sigma"], data["temperature"],
+                                                            data["offset"])
+        p, clean, noisy = noisy_sine(n, sigma, periods=data["periods"], rng=data["seed"])
+    except ValueError as exc:  # name the caller's argument
+        raise type(exc)(f"data: {exc}") from exc
+    heads, W_O = derivative_layer(delta, tau)
+    X = signal_tokens(noisy, p)  # (n, 4)
+    runs = [head(X) for head in heads]
+    outputs = np.stack([out[:, 0] for out, _ in runs])  # (2, n)
+    weights = np.stack([w for _, w in runs])  # (2, n, n)
+    estimate = multi_head(X, heads, W_O)[:, 0]  # (n,)
+    return p, clean, noisy, outputs, weights, estimate, true_derivative(p, data["periods"])

@@ -26,9 +26,11 @@ import numpy as np
 
 from .. import memory
 from .._validation import (
+    InputTypeError,
     as_array,
     as_choice,
     as_count,
+    as_flag,
     as_nonnegative_scalar,
     as_positive_scalar,
     as_rng,
@@ -64,6 +66,9 @@ class ErrorParts:
     noise_var : ndarray, shape (m, n)
         Variance over draws of ``A z`` (population variance, ``ddof=0``).
     draws : int
+    square_sums : ndarray, shape (m, n), optional
+        ``sum_j A_ij**2``: the exact variance of ``(A z)_i``, which the
+        draws estimate (:func:`risk` with ``expected=True``).
     """
 
     positions: np.ndarray
@@ -72,17 +77,19 @@ class ErrorParts:
     noise_mean: np.ndarray
     noise_var: np.ndarray
     draws: int
+    square_sums: np.ndarray | None = None
 
     def __post_init__(self):
         (p,) = as_series(positions=self.positions)
         m = as_temperatures(self.temperatures, "temperatures").size
-        for name in ("smooth_bias", "noise_mean", "noise_var"):
+        names = ("smooth_bias", "noise_mean", "noise_var") + (("square_sums",) if self.square_sums is not None else ())
+        for name in names:
             if as_array(getattr(self, name), name, ndim=2).shape != (m, p.size):
                 raise ValueError(f"{name} must have shape (len(temperatures), len(positions)) = {(m, p.size)}")
         as_count(self.draws, "draws", minimum=2)
 
 
-def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None) -> ErrorParts:
+def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None, smoother=None) -> ErrorParts:
     """Run the head on ``draws`` noise draws of a sine, for every temperature.
 
     Parameters
@@ -97,6 +104,10 @@ def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None) -> Err
         Periods of the sine ``f(p) = sin(2 pi periods p)``.
     rng : int, numpy.random.Generator or None
         Seed or generator of the unit noise, shape (R, n).
+    smoother : callable, optional
+        ``smoother(signal, positions, temperature) -> (output, weights)``, a
+        linear smoother such as a layer of several heads; the engineered
+        head, :func:`~selfattention.head.gaussian_head`, when omitted.
 
     Returns
     -------
@@ -106,17 +117,28 @@ def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None) -> Err
     draws = as_count(draws, "draws", minimum=2)
     taus = as_temperatures(temperatures, "temperatures")
     rng = as_rng(rng)
+    smooth = _as_smoother(smoother)
     memory.require(8 * (2 * draws * n + 3 * taus.size * n) + memory.BYTES_PER_ENTRY * n * n, "n and draws",
                    f"{draws} draws of {n} samples and a {n} x {n} attention matrix")
     p, f, _ = noisy_sine(n, 0.0, periods=periods)  # (n,), (n,): the clean sine
     z = rng.standard_normal((draws, n))  # (R, n)
-    parts = np.empty((3, taus.size, n))
+    parts = np.empty((4, taus.size, n))
     for t, tau in enumerate(taus):
         with naming("temperatures", "temperature"):
-            smoothed, A = gaussian_head(f, p, tau)  # (n,), (n, n)
+            smoothed, A = smooth(f, p, tau)  # (n,), (n, n)
         az = z @ A.T  # (R, n): the head's response to every draw at once
-        parts[:, t] = smoothed - f, az.mean(axis=0), az.var(axis=0)
-    return ErrorParts(p, taus, *parts, draws)
+        parts[:, t] = smoothed - f, az.mean(axis=0), az.var(axis=0), np.einsum("ij,ij->i", A, A)
+    return ErrorParts(p, taus, *parts[:3], draws, parts[3])
+
+
+def _as_smoother(smoother):
+    """``smoother``, or :func:`~selfattention.head.gaussian_head` when it is None; refused unless callable."""
+    if smoother is None:
+        return gaussian_head
+    if not callable(smoother):
+        raise InputTypeError(f"smoother must be a callable (signal, positions, temperature) -> (output, weights), "
+                             f"got {type(smoother).__name__}")
+    return smoother
 
 
 def region_mask(positions, region) -> np.ndarray:
@@ -136,7 +158,7 @@ def region_mask(positions, region) -> np.ndarray:
     return (p >= low) & (p <= high)
 
 
-def risk(parts: ErrorParts, sigma, region="whole"):
+def risk(parts: ErrorParts, sigma, region="whole", *, expected=False):
     """Squared bias and variance, averaged over a region, for each temperature.
 
     Parameters
@@ -145,6 +167,10 @@ def risk(parts: ErrorParts, sigma, region="whole"):
     sigma : float
         Noise standard deviation, ``>= 0``.
     region : {"whole", "interior"}
+    expected : bool
+        The exact expectation over the noise instead of the draws' estimate:
+        the bias of the noise-free signal and ``sigma**2 sum_j A_ij**2``
+        (needs ``parts.square_sums``).
 
     Returns
     -------
@@ -157,9 +183,13 @@ def risk(parts: ErrorParts, sigma, region="whole"):
         raise TypeError(f"parts must be the ErrorParts of monte_carlo_parts, got {type(parts).__name__}")
     sigma = as_nonnegative_scalar(sigma, "sigma")
     inside = region_mask(parts.positions, region)  # (n,)
+    if as_flag(expected, "expected") and parts.square_sums is None:
+        raise ValueError("expected: parts has no square_sums to compute the exact expectation from")
+    noise_mean = 0.0 if expected else parts.noise_mean[:, inside]
+    noise_var = parts.square_sums if expected else parts.noise_var
     with np.errstate(over="ignore", invalid="ignore"):
-        bias = parts.smooth_bias[:, inside] + sigma * parts.noise_mean[:, inside]  # (m, n_in)
-        variance = sigma * sigma * parts.noise_var[:, inside]  # (m, n_in)
+        bias = parts.smooth_bias[:, inside] + sigma * noise_mean  # (m, n_in)
+        variance = sigma * sigma * noise_var[:, inside]  # (m, n_in)
         out = (bias**2).mean(axis=1), variance.mean(axis=1)
     return finite_result(out, f"sigma: the error at sigma = {sigma:g} overflows the double range")
 
@@ -232,6 +262,24 @@ def refined_argmin(temperatures, mse) -> float:
     ValueError
         If the minimum sits at either end of the grid (the grid is too narrow).
     """
+    return refined_minimum(temperatures, mse)[0]
+
+
+def refined_minimum(temperatures, mse):
+    """:func:`refined_argmin`, and the parabola's value at its vertex: the least error between grid points.
+
+    Parameters
+    ----------
+    temperatures : array_like, shape (m,)
+    mse : array_like, shape (m,)
+        As for :func:`refined_argmin`.
+
+    Returns
+    -------
+    temperature : float
+    error : float
+        The parabola's value at ``temperature``; at most the least value of ``mse``.
+    """
     taus = as_temperatures(temperatures, "temperatures")
     err = as_array(mse, "mse", ndim=1)
     if err.shape != taus.shape or taus.size < 3 or (np.diff(taus) <= 0).any():
@@ -240,10 +288,14 @@ def refined_argmin(temperatures, mse) -> float:
     if k in (0, taus.size - 1):
         raise ValueError(f"temperatures: the minimum is at the end of the grid (tau = {taus[k]:g}); widen it")
     x, y = np.log(taus[k - 1 : k + 2]), err[k - 1 : k + 2]
-    y = y / power_of_two(np.abs(y).max())  # exactly, to within (-2, 2): no overflow below
+    scale = power_of_two(np.abs(y).max())
+    y = y / scale  # exactly, to within (-2, 2): no overflow below
     numerator = (x[1] - x[0]) ** 2 * (y[1] - y[2]) - (x[1] - x[2]) ** 2 * (y[1] - y[0])
     denominator = (x[1] - x[0]) * (y[1] - y[2]) - (x[1] - x[2]) * (y[1] - y[0])
-    return float(np.exp(np.clip(x[1] - numerator / (2 * denominator), x[0], x[2])))
+    vertex = np.clip(x[1] - numerator / (2 * denominator), x[0], x[2])
+    # The parabola through the three points (Lagrange's form), at its vertex; never above y_1.
+    value = sum(y[a] * np.prod([(vertex - x[b]) / (x[a] - x[b]) for b in range(3) if b != a]) for a in range(3))
+    return float(np.exp(vertex)), float(min(value, y[1]) * scale)
 
 
 def leading_bias(temperature, *, periods=1):

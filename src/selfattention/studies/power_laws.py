@@ -15,6 +15,7 @@ of :mod:`.bias_variance` and fits the exponents by least squares.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +30,7 @@ from .._validation import (
     finite_result,
     naming,
 )
-from .bias_variance import REGIONS, monte_carlo_parts, refined_argmin, risk
+from .bias_variance import REGIONS, monte_carlo_parts, refined_minimum, risk
 
 #: The grid on which the power laws of the best temperature are measured:
 #: numbers of samples and noise levels, each doubling the last; the
@@ -99,17 +100,43 @@ def best_temperature_grid(ns, sigmas, temperatures, *, draws=100, periods=1, rng
     dict
         ``{region: ndarray, shape (a, b)}`` for each region of :data:`REGIONS`.
     """
+    grids = best_error_grid(ns, sigmas, temperatures, draws=draws, periods=periods, rng=rng)
+    return grids["measured"][0]
+
+
+def best_error_grid(ns, sigmas, temperatures, *, draws=100, periods=1, rng=None, smoother=None):
+    """:func:`best_temperature_grid`, with the least error too, measured and expected, for any linear smoother.
+
+    Parameters
+    ----------
+    ns, sigmas, temperatures, draws, periods, rng
+        As for :func:`best_temperature_grid`.
+    smoother : callable, optional
+        Passed to :func:`monte_carlo_parts`: the engineered head when omitted.
+
+    Returns
+    -------
+    dict
+        ``{"measured" | "expected": (best, least)}``: from the draws, and
+        from the exact expectation over the noise (:func:`risk` with
+        ``expected=True``), in the same pass. ``best`` and ``least`` are
+        ``{region: ndarray, shape (a, b)}``: the best temperature of each
+        pair and the mean squared error there (the vertex of
+        :func:`refined_minimum`'s parabola).
+    """
     ns = as_counts(ns, "ns", minimum=2)
     sigmas = [as_positive_scalar(s, "sigmas") for s in as_array(sigmas, "sigmas", ndim=1)]
     gen = as_rng(rng)
-    best = {region: np.empty((len(ns), len(sigmas))) for region in REGIONS}
+    out = {kind: tuple({region: np.empty((len(ns), len(sigmas))) for region in REGIONS} for _ in range(2))
+           for kind in ("measured", "expected")}
     for a, n in enumerate(ns):
-        parts = monte_carlo_parts(n, temperatures, draws=draws, periods=periods, rng=gen)
+        parts = monte_carlo_parts(n, temperatures, draws=draws, periods=periods, rng=gen, smoother=smoother)
         for b, sigma in enumerate(sigmas):
-            for region, table in best.items():
+            for (kind, (best, least)), region in itertools.product(out.items(), REGIONS):
                 with naming("sigmas", "sigma"):
-                    table[a, b] = refined_argmin(parts.temperatures, sum(risk(parts, sigma, region)))
-    return best
+                    best[region][a, b], least[region][a, b] = refined_minimum(
+                        parts.temperatures, sum(risk(parts, sigma, region, expected=kind == "expected")))
+    return out
 
 
 def fit_power_law(ns, sigmas, best) -> PowerLaw:

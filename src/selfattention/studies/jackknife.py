@@ -1,0 +1,193 @@
+r"""A better smoother from two heads: temperatures ``tau`` and ``rho**2 tau``, ``W_O = [rho**2, -1] / (rho**2 - 1)``.
+
+In the interior a head of bandwidth ``h`` has the bias ``h**2 f'' / 2 +
+h**4 f'''' / 8 + ...``; the second head, of bandwidth ``rho h``, has
+``rho**2`` times the first term, and the combination
+(:func:`~selfattention.multihead.jackknife_layer`) cancels it, leaving
+``-rho**2 h**4 f'''' / 8``: a fourth-order kernel (the generalised
+jackknife). With the variance ``V(rho) / (N h)`` the best error then falls
+as ``N**(-8/9)`` instead of ``N**(-4/5)``.
+
+At the ends each head's bias is first order, ``c h f'(0)``, and the
+combination leaves ``c h f'(0) rho / (rho + 1)``: reduced, not cancelled.
+
+This study measures the best temperature and the error there on the grid of
+:mod:`.power_laws`, with its Monte Carlo, for one head and for the layer.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+import numpy as np
+
+from .. import memory
+from .._validation import InputTypeError, as_array, as_count, as_seed, as_series, as_temperature
+from ..head import gaussian_head
+from ..multihead import jackknife_layer, layer_weights, signal_tokens
+from ..signals import noisy_sine
+from . import power_laws
+
+#: The ratio of the two bandwidths: temperatures tau and 2 tau, W_O = [2, -1].
+RATIO = float(np.sqrt(2.0))
+#: Theory's exponents ``(n, sigma)`` of the least mean squared error, for one head and for the layer.
+THEORY_ERROR_EXPONENTS = {
+    ("one head", "interior"): (-4 / 5, 8 / 5),
+    ("two heads", "interior"): (-8 / 9, 16 / 9),
+    ("one head", "whole"): (-3 / 4, 3 / 2),
+    ("two heads", "whole"): (-3 / 4, 3 / 2),
+}
+
+
+def jackknife_weights(positions, temperature, ratio=RATIO) -> np.ndarray:
+    """The layer's weights ``(rho**2 A(tau) - A(rho**2 tau)) / (rho**2 - 1)``.
+
+    Parameters
+    ----------
+    positions : array_like, shape (n,)
+    temperature : float
+        ``tau > 0``.
+    ratio : float
+        ``rho > 1``.
+
+    Returns
+    -------
+    ndarray, shape (n, n)
+        Rows sum to 1; some entries are negative.
+    """
+    (p,) = as_series(positions=positions)
+    memory.require_matrix(p.size, p.size, "positions", count=3)
+    heads, W_O = jackknife_layer(temperature, ratio)
+    return layer_weights(signal_tokens(np.zeros_like(p), p), heads, W_O)  # (n, n)
+
+
+def jackknife_smoother(ratio=RATIO):
+    """The layer as a smoother for :func:`~selfattention.studies.bias_variance.monte_carlo_parts`.
+
+    Parameters
+    ----------
+    ratio : float
+        ``rho > 1``.
+
+    Returns
+    -------
+    callable
+        ``(signal, positions, temperature) -> (output, weights)``, shapes (n,) and (n, n).
+    """
+    jackknife_layer(1.0, ratio)  # refuses a bad ratio now, by name
+
+    def smoother(signal, positions, temperature):
+        (s,) = as_series(signal=signal)
+        B = jackknife_weights(positions, temperature, ratio)  # (n, n)
+        return B @ s, B
+
+    return smoother
+
+
+def ratio_cost(ratios) -> np.ndarray:
+    r"""How the least interior error depends on ``rho``, relative to the limit ``rho -> 1``.
+
+    With the bias ``-rho**2 h**4 f'''' / 8`` and the variance ``sigma**2
+    V(rho) / (2 sqrt(pi) N h)``, where
+
+    .. math:: V(\rho) = \frac{\rho^4 - 2\sqrt 2\, \rho^2 / \sqrt{1 + \rho^2} + 1/\rho}{(\rho^2 - 1)^2}
+
+    (the integral of the squared kernel, from the overlaps of Gaussians),
+    the error at the best ``h`` is proportional to ``rho**(4/9) V(rho)**(8/9)``.
+
+    Parameters
+    ----------
+    ratios : array_like, shape (a,)
+        Values of ``rho > 1``.
+
+    Returns
+    -------
+    ndarray, shape (a,)
+        ``rho**(4/9) V(rho)**(8/9)`` divided by its limit as ``rho -> 1``.
+    """
+    rho = as_array(ratios, "ratios", ndim=1)
+    if (rho <= 1).any() or (rho > 1e3).any():
+        raise ValueError("ratios must all lie in (1, 1000]")
+    return _cost(rho) / _cost(np.array([1 + 1e-4]))  # (a,)
+
+
+def _cost(rho: np.ndarray) -> np.ndarray:
+    r2 = rho * rho
+    V = (r2 * r2 - 2 * np.sqrt(2) * r2 / np.sqrt(1 + r2) + 1 / rho) / (r2 - 1) ** 2
+    return rho ** (4 / 9) * V ** (8 / 9)
+
+
+def error_grids(*, seed, ratio=RATIO, ns=power_laws.GRID_NS, sigmas=power_laws.GRID_SIGMAS,
+                temperatures=power_laws.GRID_TEMPERATURES, draws=power_laws.GRID_DRAWS):
+    """The best temperature and the least error on a grid of ``N`` and ``sigma``, for one head and for the layer.
+
+    Parameters
+    ----------
+    seed : int
+        Both runs draw their noise from a generator of this seed, so they
+        see the same noisy sines; with the book's seed and the default grid,
+        the one head's best temperatures are those of the kernel-regression chapter's power laws
+        (:func:`~selfattention.studies.power_laws.best_temperature_grid`).
+    ratio : float
+    ns, sigmas, temperatures, draws
+        The grid, :mod:`.power_laws`' by default (:func:`~selfattention.studies.power_laws.best_error_grid`).
+
+    Returns
+    -------
+    dict
+        ``{("one head" | "two heads", "measured" | "expected"): (best, least)}``,
+        as :func:`~selfattention.studies.power_laws.best_error_grid` returns them.
+    """
+    smoothers = {"one head": None, "two heads": jackknife_smoother(ratio)}
+    seed = as_seed(seed, "seed")
+    out = {}
+    for name, smoother in smoothers.items():
+        grids = power_laws.best_error_grid(ns, sigmas, temperatures, draws=draws, rng=seed, smoother=smoother)
+        out.update({(name, kind): pair for kind, pair in grids.items()})
+    return out
+
+
+def error_fits(grids, ns=power_laws.GRID_NS, sigmas=power_laws.GRID_SIGMAS):
+    """The power laws of the best temperature and of the least error, fitted on each grid.
+
+    Parameters
+    ----------
+    grids : dict
+        As :func:`error_grids` returns them.
+    ns, sigmas : sequence
+        The grid's numbers of samples and noise levels: :mod:`.power_laws`' by default.
+
+    Returns
+    -------
+    dict
+        ``{(name, kind, region): (law of the best temperature, law of the least error)}``,
+        each a :class:`~selfattention.studies.power_laws.PowerLaw`.
+    """
+    if not isinstance(grids, Mapping) or not grids or not all(
+            isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(t, Mapping) for t in pair)
+            for pair in grids.values()):
+        raise InputTypeError("grids must map keys to (best, least) pairs of dicts, as error_grids returns them")
+    fit = functools.partial(power_laws.fit_power_law, ns, sigmas)
+    return {(*key, region): (fit(best[region]), fit(least[region]))
+            for key, (best, least) in grids.items() for region in best}
+
+
+def end_bias(temperature, n, ratio=RATIO):
+    """The bias at ``p = 0`` on the noise-free sine, of one head and of the layer.
+
+    Parameters
+    ----------
+    temperature : float
+    n : int
+    ratio : float
+
+    Returns
+    -------
+    one, layer : float
+    """
+    tau = as_temperature(temperature, "temperature")
+    p, f, _ = noisy_sine(as_count(n, "n", minimum=2), 0.0)
+    one = gaussian_head(f, p, tau)[0][0] - f[0]
+    layer = (jackknife_weights(p, tau, ratio) @ f)[0] - f[0]
+    return float(one), float(layer)

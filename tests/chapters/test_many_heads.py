@@ -1,0 +1,290 @@
+"""The page "Many heads": heads at an offset, multi-head attention, a derivative and a fourth-order smoother.
+
+The tests read what the chapter computed (its variables and glued values);
+the few that need more call the package with the chapter's arguments.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+from chapters.book import source
+
+import selfattention as sa
+from selfattention import defaults, symbolic
+from selfattention.kernel import temperature_to_bandwidth
+from selfattention.multihead import (
+    Head,
+    derivative_layer,
+    head_outputs,
+    jackknife_layer,
+    layer_weights,
+    multi_head,
+    signal_tokens,
+)
+from selfattention.studies import bias_variance as bv
+from selfattention.studies import derivative as dv
+from selfattention.studies import jackknife as jk
+
+STEM = "many-heads"
+OMEGA = 2 * np.pi
+
+
+# --- a head that looks elsewhere ----------------------------------------------------------------
+
+
+def test_sympy_derives_the_offset_score_and_only_w_q_changes(chapter):
+    assert chapter.glued["mh-offset-identity"] is True
+    ns = chapter.namespace
+    assert sp.simplify(ns["offset_factored"] + (symbolic.p_i + symbolic.delta - symbolic.p_j) ** 2) == 0
+    np.testing.assert_array_equal(np.array(ns["W_K_delta"], dtype=float), sa.gaussian_head_weights()[1])
+    assert ns["W_Q_delta"].free_symbols == {symbolic.delta}
+
+
+def test_the_band_is_centred_ahead_for_a_positive_offset_and_behind_for_a_negative_one(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    p, middle, shift = ns["positions"], ns["middle"], ns["shift"]
+    assert glued["mh-peak"] == p[middle + shift]
+    assert glued["mh-offset"] == pytest.approx(shift * (p[1] - p[0]), rel=1e-15)
+    for label, (_, w) in ns["runs"].items():
+        mean = w[middle] @ p
+        sign = np.sign(ns["heads"][label])
+        assert np.sign(round(mean - p[middle], 12)) == sign, label  # ahead, centred or behind
+
+
+def test_an_offset_of_k_steps_relabels_the_rows_exactly_and_moves_the_output(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    shift, n = ns["shift"], defaults.N
+    # Scores rounded differently by O(eps), divided by tau = 0.005: a few 1e-14 at most.
+    assert glued["mh-row-gap"] < 1e-12
+    np.testing.assert_allclose(ns["ahead_output"][: n - shift], ns["centred_output"][shift:], rtol=0, atol=1e-12)
+
+
+def test_the_last_query_cannot_look_past_the_end(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    p = ns["positions"]
+    assert p[-1] == 1.0 and glued["mh-end-mean"] < p[-1]  # behind the query itself
+    assert ns["ahead_weights"][-1].argmax() == defaults.N - 1  # piled onto the last keys
+
+
+# --- multi-head attention -----------------------------------------------------------------------
+
+
+def test_selecting_the_first_head_returns_gaussian_head_at_its_offset(chapter):
+    assert chapter.glued["mh-select-gap"] == 0.0
+    ns = chapter.namespace
+    assert head_outputs(ns["X"], ns["pair"]).shape == (defaults.N, 2)  # N x M d_v
+
+
+def test_the_layer_of_one_value_heads_is_one_matrix_whose_rows_sum_to_the_entries_of_w_o(chapter):
+    ns = chapter.namespace
+    W_O = np.array([[0.7], [-1.9]])
+    B = layer_weights(ns["X"], ns["pair"], W_O)
+    np.testing.assert_allclose(B @ ns["noisy"], multi_head(ns["X"], ns["pair"], W_O)[:, 0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(B.sum(axis=1), W_O.sum(), rtol=0, atol=1e-13)
+    assert (B < 0).any()  # where the negative entry's head outweighs the other
+
+
+# --- a derivative from two heads ----------------------------------------------------------------
+
+
+def test_the_derivative_layer_is_multi_head_with_w_o_of_one_over_two_delta(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    heads, W_O = derivative_layer(glued["mh-best-delta"], glued["mh-best-tau"])
+    np.testing.assert_allclose(W_O[:, 0], [1 / (2 * glued["mh-best-delta"]), -1 / (2 * glued["mh-best-delta"])])
+    estimate = multi_head(ns["X"], heads, W_O)[:, 0]
+    # Both are sums of the same 2N weighted samples, divided by 2 delta = 0.21: rounding of a few 1e-15.
+    np.testing.assert_allclose(ns["estimate"], estimate, rtol=0, atol=1e-12)
+    assert glued["mh-row-sum"] < 1e-12
+
+
+def test_the_leading_order_bias_is_the_blur_plus_the_central_differences(chapter):
+    """(h**2 / 2 + delta**2 / 6) f''' in the interior, better and better as h and delta shrink."""
+    n = 2001
+    p, f, _ = sa.noisy_sine(n, 0.0)
+    inside = bv.region_mask(p, "interior")
+    third = -(OMEGA**3) * np.cos(OMEGA * p)  # f'''
+    errors = []
+    for scale in (1.0, 0.5):
+        delta, tau = 0.04 * scale, 4e-4 * scale**2
+        h = temperature_to_bandwidth(tau)
+        bias = dv.derivative_weights(p, delta, tau) @ f - dv.true_derivative(p)
+        leading = (h * h / 2 + delta * delta / 6) * third
+        errors.append(np.abs(bias - leading)[inside].max() / np.abs(leading[inside]).max())
+    assert errors[1] < errors[0] / 3 and errors[1] < 0.01  # the next order, h**4, falls 4-fold per halving
+
+
+def test_the_variance_formula_and_its_two_regimes(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    assert glued["mh-noise-gap"] < 1e-6
+    h, sigma = glued["mh-best-h"], defaults.SIGMA
+    flat = sigma / np.sqrt(4 * np.sqrt(np.pi) * (defaults.N - 1) * h**3)
+    assert glued["mh-noise-small"] == pytest.approx(flat, rel=1e-3)
+    offsets, noise = ns["noise_offsets"], ns["noise"]
+    below = offsets < h / 3
+    assert np.ptp(noise[below]) < 0.05 * noise[below].max()  # flat below the bandwidth
+    slope = np.log(noise[-1] / noise[-2]) / np.log(offsets[-1] / offsets[-2])
+    assert slope == pytest.approx(-1.0, abs=0.05)  # as 1/delta above it
+    assert glued["mh-noise-best"] < glued["mh-noise-small"]
+
+
+def test_the_rule_picks_the_least_expected_error_inside_the_grid(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    risk = ns["risk"]
+    assert glued["mh-grid-offsets"] == len(risk.offsets) and glued["mh-grid-taus"] == len(risk.temperatures)
+    a, b = np.unravel_index(np.argmin(risk.mse), risk.mse.shape)
+    assert (glued["mh-best-delta"], glued["mh-best-tau"]) == (risk.offsets[a], risk.temperatures[b])
+    assert 0 < a < len(risk.offsets) - 1 and 0 < b < len(risk.temperatures) - 1  # not cut off by the grid
+    assert glued["mh-expected-rmse"] == pytest.approx(np.sqrt(risk.mse.min()), rel=1e-15)
+    assert glued["mh-best-h"] == temperature_to_bandwidth(glued["mh-best-tau"])
+    assert glued["mh-amplitude"] == pytest.approx(np.abs(dv.true_derivative(ns["positions"])).max())
+
+
+def test_the_best_offset_is_a_couple_of_bandwidths_as_theory_says(chapter):
+    glued = chapter.glued
+    assert glued["mh-theory-ratio"] == dv.best_offset_ratio()
+    assert 2 < glued["mh-theory-ratio"] < 3
+    assert glued["mh-best-ratio"] == pytest.approx(glued["mh-theory-ratio"], abs=0.2)
+
+
+def test_a_small_offset_does_not_make_a_better_derivative(chapter):
+    risk, glued = chapter.namespace["risk"], chapter.glued
+    assert glued["mh-small-offset"] == risk.offsets.min()
+    assert glued["mh-small-offset-rmse"] == pytest.approx(np.sqrt(risk.mse[0].min()))  # at its own best temperature
+    assert glued["mh-small-offset-rmse"] > glued["mh-expected-rmse"]
+    h = temperature_to_bandwidth(risk.temperatures[np.argmin(risk.mse[0])])
+    assert glued["mh-small-offset"] < h / 2  # in the regime where the noise is amplified by 1/h
+
+
+def test_the_estimate_fails_at_the_ends(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    assert glued["mh-rmse-inside"] == pytest.approx(
+        np.sqrt(np.mean((ns["estimate"] - ns["slope"])[ns["inside"]] ** 2)), rel=1e-14)
+    assert glued["mh-ends-ratio"] > 1.5
+    assert glued["mh-end-truth"] == pytest.approx(OMEGA)
+    assert glued["mh-end-estimate"] < glued["mh-end-truth"] / 2
+    # The head at -delta at the first query: its weights pile up at the start, well short of p = -delta.
+    _, behind = sa.gaussian_head(ns["noisy"], ns["positions"], glued["mh-best-tau"], offset=-glued["mh-best-delta"])
+    assert behind[0] @ ns["positions"] < glued["mh-best-h"]
+
+
+# --- a better smoother from two heads -----------------------------------------------------------
+
+
+def test_one_heads_bias_is_the_two_terms_of_the_expansion():
+    n, tau = 2001, 0.001
+    p, f, _ = sa.noisy_sine(n, 0.0)
+    inside = bv.region_mask(p, "interior")
+    h = temperature_to_bandwidth(tau)
+    bias = sa.gaussian_head(f, p, tau)[0] - f
+    expansion = (-(h**2) / 2 * OMEGA**2 + h**4 / 8 * OMEGA**4) * f  # h**2 f''/2 + h**4 f''''/8
+    x = (OMEGA * h) ** 2 / 2
+    # The series of exp(-x) - 1 cut after x**2: the next term is x**3 / 6 of the sine's amplitude.
+    assert np.abs(bias - expansion)[inside].max() < 1.1 * x**3 / 6
+
+
+def test_the_layer_leaves_the_fourth_order_term(chapter):
+    n, tau = 2001, 0.001
+    p, f, _ = sa.noisy_sine(n, 0.0)
+    inside = bv.region_mask(p, "interior")
+    h, rho = temperature_to_bandwidth(tau), chapter.namespace["ratio"]
+    bias = jk.jackknife_weights(p, tau, rho) @ f - f
+    left = -(rho**2) * h**4 / 8 * OMEGA**4 * f  # -rho**2 h**4 f''''/8
+    big = np.abs(f) > 0.5
+    np.testing.assert_allclose(bias[inside & big] / left[inside & big], 1.0, rtol=0.05)
+
+
+def test_the_layers_weights_sum_to_one_and_some_are_negative(chapter):
+    glued = chapter.glued
+    assert glued["mh-jk-row-sum"] < 1e-12
+    assert glued["mh-jk-min-weight"] < 0 < glued["mh-jk-negative-mass"]
+    B = chapter.namespace["B_jk"]
+    assert (B[chapter.namespace["middle"]] < 0).sum() >= 2  # on either side of the peak
+
+
+def test_rho_is_root_two_w_o_is_two_minus_one_and_the_cost_is_as_stated(chapter):
+    glued, rho = chapter.glued, chapter.namespace["ratio"]
+    assert rho == np.sqrt(2)
+    _, W_O = jackknife_layer(0.01, rho)
+    np.testing.assert_allclose(W_O[:, 0], [2.0, -1.0], rtol=0, atol=1e-15)
+    cost = jk.ratio_cost([rho, 2.0])
+    assert glued["mh-rho-cost"] == pytest.approx(100 * (cost[0] - 1)) and glued["mh-rho-cost"] < 2
+    assert glued["mh-rho-cost-2"] == pytest.approx(100 * (cost[1] - 1))
+    assert glued["mh-rho-cost-2"] > glued["mh-rho-cost"]
+    near = 1.001
+    assert jackknife_layer(0.01, near)[1][0, 0] * 2 * (near - 1) == pytest.approx(1.0, abs=2e-3)  # about 1/(2(rho-1))
+
+
+def test_the_one_heads_best_temperatures_are_chapter_sevens(chapter, chapter_run):
+    best = chapter.namespace["grids"]["one head", "measured"][0]
+    seven = chapter_run("kernel-regression").namespace["best"]
+    for region in bv.REGIONS:
+        np.testing.assert_array_equal(best[region], seven[region])
+
+
+THEORY = {("one", "interior"): -4 / 5, ("two", "interior"): -8 / 9, ("one", "whole"): -3 / 4, ("two", "whole"): -3 / 4}
+
+
+@pytest.mark.parametrize(("name", "region"), THEORY)
+def test_the_exact_exponents_are_theorys(chapter, name, region):
+    glued = chapter.glued
+    tolerance = 0.01 if region == "interior" else 0.03  # the whole interval mixes h**3 and h**4 on this grid
+    assert glued[f"mh-{name}-expected-{region}-alpha"] == pytest.approx(THEORY[name, region], abs=tolerance)
+
+
+def test_the_sigma_and_temperature_exponents_are_theorys(chapter):
+    glued = chapter.glued
+    assert glued["mh-one-expected-interior-beta"] == pytest.approx(8 / 5, abs=0.02)
+    assert glued["mh-two-expected-interior-beta"] == pytest.approx(16 / 9, abs=0.02)
+    assert glued["mh-one-expected-interior-tau-alpha"] == pytest.approx(-2 / 5, abs=0.03)
+    assert glued["mh-two-expected-interior-tau-alpha"] == pytest.approx(-2 / 9, abs=0.03)
+    assert glued["mh-two-expected-interior-tau-alpha"] > glued["mh-one-expected-interior-tau-alpha"]
+
+
+def test_the_layers_error_falls_faster_and_is_smaller(chapter):
+    glued, grids = chapter.glued, chapter.namespace["grids"]
+    assert glued["mh-two-expected-interior-alpha"] < glued["mh-one-expected-interior-alpha"] - 0.05
+    ratio = grids["one head", "expected"][1]["interior"] / grids["two heads", "expected"][1]["interior"]
+    assert glued["mh-gain"] == pytest.approx(np.median(ratio)) and glued["mh-gain"] > 1
+    assert abs(glued["mh-two-expected-whole-alpha"] - glued["mh-one-expected-whole-alpha"]) < 0.02
+
+
+def test_the_monte_carlo_exponents_are_less_steep_because_of_the_draws(chapter):
+    glued, grids = chapter.glued, chapter.namespace["grids"]
+    for name in ("one", "two"):
+        assert glued[f"mh-{name}-measured-interior-alpha"] > glued[f"mh-{name}-expected-interior-alpha"]
+    assert glued["mh-mc-gap-small"] > glued["mh-mc-gap-rest"]  # the smallest N is the least well measured
+    assert glued["mh-interior-samples"] == 24 and glued["mh-draws"] == 200
+    measured, expected = (grids["one head", kind][1]["interior"] for kind in ("measured", "expected"))
+    assert glued["mh-mc-gap-small"] == pytest.approx(100 * np.abs(measured / expected - 1)[0].max())
+
+
+def test_at_the_ends_the_layer_only_reduces_the_bias(chapter):
+    glued = chapter.glued
+    assert 0 < glued["mh-end-bias-layer"] < glued["mh-end-bias-one"]
+    assert glued["mh-end-bias-theory"] == pytest.approx(np.sqrt(2) / (np.sqrt(2) + 1))
+    assert glued["mh-end-bias-ratio"] == pytest.approx(glued["mh-end-bias-theory"], rel=0.05)
+
+
+def test_the_other_combination_cancels_the_ends_and_keeps_an_interior_h_squared(chapter):
+    """Twice a head of bandwidth h minus one of 2h (temperature 4 tau): the first-order pulls cancel at the ends."""
+    p, f, _ = sa.noisy_sine(400, 0.0)
+    inside = bv.region_mask(p, "interior")
+    tau = 0.002
+    X = signal_tokens(np.zeros_like(p), p)
+    W_Q, W_K, W_V = sa.gaussian_head_weights()
+    B = layer_weights(X, [Head(W_Q, W_K, W_V, tau), Head(W_Q, W_K, W_V, 4 * tau)], [[2.0], [-1.0]])
+    one = sa.gaussian_head(f, p, tau)[0] - f
+    other = B @ f - f
+    assert abs(other[0]) < 0.2 * abs(one[0])
+    big = np.abs(f) > 0.5
+    np.testing.assert_allclose(other[inside & big] / one[inside & big], -2.0, rtol=0.1)  # -h**2 f'' against h**2 f''/2
+
+
+def test_the_explorer_starts_near_the_rules_choice(chapter):
+    text = source(STEM)
+    assert ":layer: derivative" in text
+    glued = chapter.glued
+    assert ":offset: 0.1\n" in text and abs(0.1 - glued["mh-best-delta"]) < 0.01
+    assert ":temperature: 0.004\n" in text and abs(0.004 / glued["mh-best-tau"] - 1) < 0.01

@@ -1,0 +1,84 @@
+"""Two heads at temperatures tau and rho**2 tau, combined to cancel the h**2 bias (selfattention.studies.jackknife)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import selfattention as sa
+from selfattention import defaults
+from selfattention.studies import jackknife as jk
+from selfattention.studies import power_laws
+from selfattention.studies.bias_variance import region_mask
+
+
+def test_the_weights_are_the_heads_combined_by_w_o():
+    p = np.linspace(0.0, 1.0, 50)
+    _, narrow = sa.gaussian_head(np.zeros(50), p, 0.004)
+    _, wide = sa.gaussian_head(np.zeros(50), p, 0.008)
+    np.testing.assert_allclose(jk.jackknife_weights(p, 0.004), 2 * narrow - wide, rtol=0, atol=1e-15)
+
+
+def test_the_h_squared_bias_cancels_a_cubic_is_reproduced_in_the_interior():
+    """A fourth-order kernel's bias starts at h**4 f'''': on a cubic, f'''' = 0, the interior is exact."""
+    p = np.linspace(0.0, 1.0, 401)
+    f = 4 * p**3 - 3 * p**2 + p
+    inside = region_mask(p, "interior")
+    one = sa.gaussian_head(f, p, 0.0005)[0] - f
+    layer = jk.jackknife_weights(p, 0.0005) @ f - f
+    # One head: h**2 f''/2 = 0.00025 (24 p - 6) / 2, up to 0.00075. The layer: the wide head's tails
+    # past the ends, 11 of its bandwidths from the interior, weigh exp(-60), and the grid has 6 steps
+    # per h, where a Gaussian's discrete moments are its continuous ones: only rounding is left.
+    assert np.abs(one[inside]).max() > 5e-4
+    np.testing.assert_allclose(layer[inside], 0.0, rtol=0, atol=1e-12)
+
+
+def test_the_ratio_cost_grows_with_rho_and_the_book_ratio_is_near_the_limit():
+    cost = jk.ratio_cost([1.01, 1.2, jk.RATIO, 2.0, 3.0])
+    assert np.all(np.diff(cost) > 0)
+    assert cost[0] == pytest.approx(1.0, abs=1e-3)
+    assert cost[2] < 1.02
+
+
+def test_at_the_ends_the_bias_is_reduced_by_about_rho_over_rho_plus_one():
+    one, layer = jk.end_bias(defaults.TEMPERATURE, defaults.N)
+    assert one > 0 and 0 < layer < one
+    assert layer / one == pytest.approx(jk.RATIO / (jk.RATIO + 1), rel=0.05)  # leading order only: 5 %
+
+
+def test_the_grids_of_one_head_are_chapter_sevens_and_both_kinds_come_from_one_pass():
+    small = dict(ns=(30, 60), sigmas=(0.2, 0.4), temperatures=np.logspace(-4, -0.5, 15), draws=20, rng=3)
+    for name, smoother in (("one head", None), ("two heads", jk.jackknife_smoother())):
+        grids = power_laws.best_error_grid(**small, smoother=smoother)
+        if smoother is None:
+            best = power_laws.best_temperature_grid(**small)
+            for region, table in best.items():
+                np.testing.assert_array_equal(grids["measured"][0][region], table)
+        assert set(grids) == {"measured", "expected"}, name
+        for best, least in grids.values():
+            assert all((table > 0).all() for table in (*best.values(), *least.values()))
+
+
+def test_error_fits_fit_every_grid():
+    grids = {("one head", "expected"): ({"interior": np.array([[0.01, 0.02], [0.005, 0.01]])},
+                                        {"interior": np.array([[1e-3, 4e-3], [5e-4, 2e-3]])})}
+    fits = jk.error_fits(grids, ns=(10, 20), sigmas=(0.1, 0.2))
+    tau_law, error_law = fits["one head", "expected", "interior"]
+    assert error_law.n_exponent == pytest.approx(-1.0) and error_law.sigma_exponent == pytest.approx(2.0)
+    assert tau_law.n_exponent == pytest.approx(-1.0) and tau_law.sigma_exponent == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: jk.jackknife_weights(np.linspace(0, 1, 5), 0.01, 0.5), "ratio must be greater than 1"),
+        (lambda: jk.jackknife_smoother(1.0), "ratio must be greater than 1"),
+        (lambda: jk.ratio_cost([0.9]), "ratios must all lie in"),
+        (lambda: jk.error_fits({"a": 1}), "grids must map keys"),
+        (lambda: jk.end_bias(0.0, 10), "temperature must be positive"),
+        (lambda: jk.end_bias(0.01, 1), "n must be at least 2"),
+    ],
+)
+def test_bad_input_is_refused_by_name(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
