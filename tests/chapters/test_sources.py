@@ -37,6 +37,7 @@ FIGURE_PREFIXES = {
     "kernel-regression": "kr",
     "learning": "learning",
     "content-attention": "content",
+    "positions-and-masks": "pos",
 }
 #: The numbers typed into the prose instead of glued, and what states each.
 #: Each value is a function of the page's run (see book.run_chapter) giving the
@@ -55,7 +56,7 @@ TYPED_NUMBERS = {
 #: Pages held to two rules the earlier pages do not meet yet: no number typed into a
 #: figure's caption or alt text, and none of the retired symbols of the notation in the
 #: math (w_ij for the weights, y_i, K_h for the kernel, epsilon for the noise).
-STRICT_PAGES = ("learning", "content-attention")
+STRICT_PAGES = ("learning", "content-attention", "positions-and-masks")
 RETIRED_SYMBOLS = re.compile(r"w_\{?ij|(?<![\w\\])y_i|K_h|\\varepsilon|\\epsilon")
 
 
