@@ -29,8 +29,8 @@ def positions_calls() -> list[Call]:
     cosine = {"signal": Y, "positions": P, "frequencies": OMEGA, "amplitudes": RHO, "mask": np.ones((6, 6), bool)}
     cosine_kinds = {"signal": a, "positions": a, "frequencies": a, "amplitudes": a, "mask": "mask"}
     return [
-        Call("core.attention (bias)", core.attention, {**QKV, "temperature": 0.7, "bias": -np.arange(8.0).reshape(2, 4)},
-             {"bias": "scores"}),
+        Call("core.attention (bias)", core.attention, {**QKV, "temperature": 0.7,
+             "bias": -np.arange(8.0).reshape(2, 4)}, {"bias": "scores"}),
         Call("core.causal_mask", core.causal_mask, {"n": 4}, {"n": c}),
         Call("metrics.mean_offset", metrics.mean_offset, {"weights": W, "positions": P},
              {"weights": a, "positions": a}),

@@ -291,6 +291,7 @@ def alibi_head(signal, positions, slope, *, mask=None):
     weights : ndarray, shape (n, n)
     """
     s, p = as_series(signal=signal, positions=positions)
+    memory.require_matrix(p.size, p.size, "positions")
     centred = centre_positions(p)  # (n,): the distances as accurate as the spread allows
     b = as_nonnegative_scalar(slope, "slope")
     X = s[:, None]  # (n, 1): the token is the sample
@@ -391,6 +392,7 @@ def _cosine_inputs(signal, positions, frequencies, amplitudes):
     omega, rho = _as_frequencies(frequencies), _as_amplitudes(amplitudes)
     if omega.size != rho.size:
         raise ValueError(f"frequencies and amplitudes must have the same length, got {omega.size} and {rho.size}")
+    memory.require_matrix(p.size, p.size, "positions")
     return s, centre_positions(p), omega, rho
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import memory
 from .._validation import (
     as_array,
     as_count,
@@ -30,6 +31,12 @@ from ..core import causal_mask
 from ..head import gaussian_head
 from ..kernel import candidate_temperatures, pick_temperature
 from ..metrics import effective_neighbours, mean_offset, rmse
+
+
+def _causal_mask(n: int):
+    """The causal mask of ``n`` positions, refused by name (``positions``) before the heads' memory is allocated."""
+    memory.require_matrix(n, n, "positions")
+    return causal_mask(n)
 
 
 def _row(row, n: int) -> int:
@@ -61,7 +68,7 @@ def offset_sweep(signal, clean, positions, temperature, offsets, row=None) -> di
     """
     s, f, p = as_series(signal=signal, clean=clean, positions=positions)
     deltas = as_array(offsets, "offsets", ndim=1)
-    i, mask = _row(row, p.size), causal_mask(p.size)
+    mask, i = _causal_mask(p.size), _row(row, p.size)
     lags, neighbours, errors = [], [], []
     for delta in deltas:
         with naming("offsets", "offset"):
@@ -96,7 +103,7 @@ def matching_temperature(positions, temperature, offset, row=None) -> float:
     tau, delta = as_temperature(temperature, "temperature"), as_real_scalar(offset, "offset")
     if delta < 0:
         raise ValueError(f"offset must not be negative (a band behind the query averages more), got {offset!r}")
-    i, mask, zeros = _row(row, p.size), causal_mask(p.size), np.zeros_like(p)
+    mask, i, zeros = _causal_mask(p.size), _row(row, p.size), np.zeros_like(p)
 
     def neighbours(t, d=0.0):
         return effective_neighbours(gaussian_head(zeros, p, t, offset=d, mask=mask)[1])[i]
@@ -158,7 +165,7 @@ def next_token_errors(signal, positions, temperatures, offset=0.0) -> np.ndarray
     s, p = as_series(signal=signal, positions=positions)
     if s.size < 2:
         raise ValueError("signal must hold at least two samples: one to predict from, one to predict")
-    taus, mask = as_temperatures(temperatures, "temperatures"), causal_mask(p.size)
+    taus, mask = as_temperatures(temperatures, "temperatures"), _causal_mask(p.size)
     errors = []
     for tau in taus:
         with naming("temperatures", "temperature"):
@@ -192,7 +199,7 @@ def next_token(signal, clean, positions, candidates=None) -> dict:
     taus = candidate_temperatures(candidates)
     with naming("candidates", "temperatures"):
         tau = pick_temperature(next_token_errors(s, p, taus), taus)
-    output, _ = gaussian_head(s, p, tau, mask=causal_mask(p.size))
+    output, _ = gaussian_head(s, p, tau, mask=_causal_mask(p.size))
     prediction = output[:-1]  # (n - 1,): row i predicts sample i + 1
     return {"temperature": tau, "prediction": prediction, "rmse_noisy": rmse(prediction, s[1:]),
             "rmse_clean": rmse(prediction, f[1:]), "rmse_copy": rmse(s[:-1], s[1:])}
