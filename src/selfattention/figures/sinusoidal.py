@@ -67,6 +67,6 @@ def plot_aliasing(distances, frequencies, profiles, temperature, sweep_frequenci
 
 
 def _multiple_of_pi(x: float) -> str:
-    """``x`` as TeX in units of pi: ``\\pi``, ``1.5\\pi``, ``3\\pi``."""
+    r"""``x`` as TeX in units of pi: ``\pi``, ``1.5\pi``, ``3\pi``."""
     k = x / np.pi
     return "\\pi" if np.isclose(k, 1) else f"{k:g}\\pi"
