@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .._validation import as_array, as_count, as_entries, as_real_scalar, as_series
+from .._validation import as_array, as_entries, as_real_scalar
 from ._style import COLORS, new_figure
 from .panels import draw_signal
-from .positional import _as_named
+from .positional import _heads_of_a_query
 
 #: Line colours of the heads, in the order given.
 _COLORS = (COLORS["muted"], COLORS["output"], COLORS["accent"])
@@ -38,14 +38,7 @@ def plot_causal(positions, clean, noisy, outputs, weights, query, offsets, sweep
     -------
     matplotlib.figure.Figure
     """
-    p, f, s = as_series(positions=positions, clean=clean, noisy=noisy)
-    outputs = _as_named(outputs, "outputs", (p.size,))
-    weights = _as_named(weights, "weights", (p.size, p.size))
-    if len(outputs) > len(_COLORS) or set(weights) != set(outputs):
-        raise ValueError(f"outputs and weights must name the same heads, at most {len(_COLORS)}")
-    i = as_count(query, "query", minimum=0)
-    if i >= p.size:
-        raise ValueError(f"query must be below the number of positions {p.size}, got {query!r}")
+    p, f, s, outputs, weights, i = _heads_of_a_query(positions, clean, noisy, outputs, weights, query, len(_COLORS))
     deltas = as_array(offsets, "offsets", ndim=1)
     mark = None if chosen is None else as_real_scalar(chosen, "chosen")
     curves = as_entries(sweep, "sweep", ("lag", "neighbours", "rmse"), series=True)

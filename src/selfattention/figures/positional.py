@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._validation import InputTypeError, as_array, as_counts, as_nonnegative_scalar, as_series, as_weights
+from .._validation import InputTypeError, as_array, as_count, as_counts, as_nonnegative_scalar, as_series, as_weights
 from ._style import COLORS, new_figure
 from .panels import SMALL_LEGEND, SMALL_PANEL, draw_signal, draw_weights
 
@@ -101,3 +101,20 @@ def _as_named(x, name: str, shape: tuple) -> dict:
             raise ValueError(f"{name}[{key!r}] must have shape {shape}, got {v.shape}")
     return checked
 
+
+
+def _heads_of_a_query(positions, clean, noisy, outputs, weights, query, most: int):
+    """The checked arguments of a figure of up to ``most`` heads' outputs and one query's rows of their weights.
+
+    Returns ``positions, clean, noisy`` (arrays), ``outputs`` and ``weights`` (by the same names) and the
+    query's index.
+    """
+    p, f, s = as_series(positions=positions, clean=clean, noisy=noisy)
+    outputs = _as_named(outputs, "outputs", (p.size,))
+    weights = _as_named(weights, "weights", (p.size, p.size))
+    if len(outputs) > most or set(weights) != set(outputs):
+        raise ValueError(f"outputs and weights must name the same heads, at most {most}")
+    i = as_count(query, "query", minimum=0)
+    if i >= p.size:
+        raise ValueError(f"query must be below the number of positions {p.size}, got {query!r}")
+    return p, f, s, outputs, weights, i

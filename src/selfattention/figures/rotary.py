@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .._validation import as_count, as_positive_scalar, as_series
+from .._validation import as_positive_scalar
 from ._style import COLORS, new_figure
 from .panels import draw_signal
-from .positional import _as_named
+from .positional import _heads_of_a_query
 
 #: Line colours of the heads, in the order given (the first is drawn as the panels' output).
 _COLORS = (COLORS["output"], COLORS["accent"])
@@ -33,14 +33,10 @@ def plot_extrapolation(positions, clean, noisy, outputs, weights, query, *, set_
     -------
     matplotlib.figure.Figure
     """
-    p, f, s = as_series(positions=positions, clean=clean, noisy=noisy)
-    outputs = _as_named(outputs, "outputs", (p.size,))
-    weights = _as_named(weights, "weights", (p.size, p.size))
-    if len(outputs) != len(_COLORS) or set(weights) != set(outputs):
-        raise ValueError(f"outputs and weights must name the same {len(_COLORS)} heads")
-    i, span = as_count(query, "query", minimum=0), as_positive_scalar(set_up_span, "set_up_span")
-    if i >= p.size:
-        raise ValueError(f"query must be below the number of positions {p.size}, got {query!r}")
+    p, f, s, outputs, weights, i = _heads_of_a_query(positions, clean, noisy, outputs, weights, query, len(_COLORS))
+    if len(outputs) != len(_COLORS):
+        raise ValueError(f"outputs and weights must name {len(_COLORS)} heads, got {len(outputs)}")
+    span = as_positive_scalar(set_up_span, "set_up_span")
     fig = new_figure(10.0, 5.4)
     ax_s, ax_w = fig.subplots(2, 1, height_ratios=(1.3, 1), sharex=True)
     (first, output), (second, other) = outputs.items()
