@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -115,7 +116,10 @@ def test_rotations_add_their_angles_and_the_transpose_turns_one_back():
 
 
 def test_sympy_finds_the_rotated_score_unchanged_by_a_shift(chapter):
+    ns = chapter.namespace
     assert chapter.glued["pos-rotary-holds"] is True
+    shown = ns["cos_part"] * sp.cos(ns["turned"]) + ns["sin_part"] * sp.sin(ns["turned"])
+    assert sp.simplify(shown - ns["rotary_score"]) == 0, "the two lines shown are the whole score"
 
 
 def test_random_projections_break_the_sinusoidal_heads_invariance_and_not_ropes(chapter):
