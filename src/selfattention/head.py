@@ -263,7 +263,6 @@ def _check_rounding(centred, temperature, weights, offset=0.0) -> None:
         )
 
 
-
 def _weight_shift(eta: float, weights: np.ndarray) -> float:
     r"""The most that scaled scores, each off by at most ``eta``, can move a row of ``weights`` in total.
 
