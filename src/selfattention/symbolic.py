@@ -367,21 +367,29 @@ def symbolic_rotary_score():
     .. math:: q_i \operatorname{rot}(\omega p_i) \cdot k_j \operatorname{rot}(\omega p_j)
 
     for any coordinates ``q_i = [q_{i,1}, q_{i,2}]``, ``k_j = [k_{j,1}, k_{j,2}]``.
+    The product is multiplied out, the coefficient of each product of a
+    query's and a key's coordinate simplified (``trigsimp``) and the terms
+    collected by ``cos`` and ``sin`` of ``omega (p_i - p_j)``.
 
     Returns
     -------
     score : sympy.Expr
         Written with ``cos`` and ``sin`` of ``omega (p_i - p_j)``.
     shift_invariant : bool
-        Whether moving both positions by the same amount changes it (simplified to 0).
+        Whether the score is the product (its trigonometric expansion
+        subtracts to 0) and moving both positions by the same amount leaves it
+        as it is (the difference expands to 0).
     """
     q = sp.Matrix([[q_i1, q_i2]]) * rotation(omega * p_i)
     k = sp.Matrix([[k_j1, k_j2]]) * rotation(omega * p_j)
-    score = sp.expand((q * k.T)[0, 0])
+    product = sp.expand((q * k.T)[0, 0])
+    pairs = [a * b for a in (q_i1, q_i2) for b in (k_j1, k_j2)]
+    simplified = sum((pair * sp.trigsimp(product.coeff(pair)) for pair in pairs), sp.Integer(0))
     difference = sp.expand(omega * (p_i - p_j))
-    collected = sp.collect(sp.expand(sp.trigsimp(score)), [sp.cos(difference), sp.sin(difference)])
+    score = sp.collect(sp.expand(simplified), [sp.cos(difference), sp.sin(difference)])
+    is_product = sp.expand(sp.expand_trig(score) - product) == 0
     shifted = score.subs({p_i: p_i + _shift, p_j: p_j + _shift}, simultaneous=True)
-    return collected, sp.simplify(sp.expand_trig(shifted - score)) == 0
+    return score, bool(is_product and sp.expand(shifted - score) == 0)
 
 
 #: The largest symbolic distance matrix :func:`distance_matrix` builds: sympy needs
