@@ -26,11 +26,11 @@ from ..signals import noisy_sine
 def score_ranks(positions, frequency) -> dict:
     r"""The numerical ranks of three heads' score matrices on ``positions``.
 
-    * ``"gaussian"``: :math:`-(p_i - p_j)^2`, rank 3 (``p_i^2``,
+    * ``"gaussian"``: :math:`-(p_i - p_j)^2`, rank at most 3 (``p_i^2``,
       ``p_i p_j``, ``p_j^2``);
-    * ``"cosine"``: one frequency, :math:`\cos(\omega (p_i - p_j))`, rank 2
-      (its cosine and sine parts);
-    * ``"laplace"``: :math:`-|p_i - p_j|`, full rank.
+    * ``"cosine"``: one frequency, :math:`\cos(\omega (p_i - p_j))`, rank at
+      most 2 (its cosine and sine parts);
+    * ``"laplace"``: :math:`-|p_i - p_j|`, full rank for distinct positions.
 
     A positive factor (``1 / tau``, ``rho``, ``b``) changes no rank, so none
     is applied. The rank is numpy's: the singular values above ``N eps``
