@@ -418,10 +418,15 @@ def _many_head_calls(series):
 
 @cache
 def calls() -> tuple[Call, ...]:
-    """Every entry, built once (it computes the figures' data); the learned heads' are in ``public_api_learning``."""
-    from public_api_learning import learning_calls
+    """Every entry, built once (it computes the figures' data).
 
-    return (*_calls(), *learning_calls())
+    The learned heads' are in ``public_api_learning``, the positional encodings' and masks' in
+    ``public_api_positions``.
+    """
+    from public_api_learning import learning_calls
+    from public_api_positions import positions_calls
+
+    return (*_calls(), *learning_calls(), *positions_calls())
 
 
 def public_callables() -> set[str]:

@@ -3,7 +3,8 @@
 Importing this package needs only numpy and changes no global state. It is
 organised by concept:
 
-* :mod:`~selfattention.core`: the softmax and scaled dot-product attention;
+* :mod:`~selfattention.core`: the softmax, scaled dot-product attention and its
+  masks (the causal mask);
 * :mod:`~selfattention.head`: the engineered attention head that smooths a signal;
 * :mod:`~selfattention.signals`: the noisy sine it smooths, and a sine with a jump;
 * :mod:`~selfattention.kernel`: kernel regression, and choosing the temperature
@@ -13,6 +14,8 @@ organised by concept:
 * :mod:`~selfattention.memory`: the limit on the memory of one n x n computation;
 * :mod:`~selfattention.bilateral`: the engineered head whose scores compare values
   as well as positions (the bilateral filter);
+* :mod:`~selfattention.positional`: positional encodings as kernels: sinusoidal
+  encodings, rotated queries and keys (RoPE), and ALiBi's bias on the scores;
 * :mod:`~selfattention.learning`: a head's loss and its gradient, derived by hand;
 * :mod:`~selfattention.training`: gradient descent and Adam on that loss;
 * :mod:`~selfattention.multihead`: several heads side by side, combined by an

@@ -1,10 +1,15 @@
-r"""Scaled dot-product attention and the softmax it is built on.
+r"""Scaled dot-product attention, the softmax it is built on, and the masks it takes.
 
 .. math::
 
     \operatorname{Attention}(Q, K, V)
         = \operatorname{softmax}\!\left(\frac{Q K^\top}{\tau}\right) V,
     \qquad \tau = \sqrt{d_k} \text{ by default.}
+
+A mask hides keys from queries (weight exactly 0); a bias adds a number to
+each scaled score before the softmax (ALiBi's penalty on distance, in
+:mod:`~selfattention.positional`). :func:`causal_mask` is the mask of a
+language model: every query sees itself and the tokens before it.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import memory
-from ._validation import as_array, as_axis, as_mask, as_positive_scalar, finite_result
+from ._validation import as_array, as_axis, as_count, as_mask, as_positive_scalar, finite_result
 
 
 def softmax(x, axis: int = -1) -> np.ndarray:
@@ -48,28 +53,42 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     return _softmax_inplace(x.copy(), as_axis(axis, x.ndim), "x")
 
 
-def _softmax_inplace(z: np.ndarray, axis: int, name: str, temperature: float = 1.0) -> np.ndarray:
-    """``softmax(z / temperature)`` along ``axis``, computed in ``z`` itself (no n x n copies).
+def _softmax_inplace(z: np.ndarray, axis: int, name: str, temperature: float = 1.0,
+                     bias: np.ndarray | None = None) -> np.ndarray:
+    """``softmax(z / temperature + bias)`` along ``axis``, computed in ``z`` itself (no n x n copies).
 
     The maximum is subtracted *before* dividing by the temperature, so that
-    no exponent can be positive even when ``temperature`` is tiny.
+    no exponent can be positive even when ``temperature`` is tiny. ``bias``
+    (checked by the caller; ``-inf`` only where ``z`` is ``-inf``) is added
+    after the division, less its largest entry over the keys still open, and
+    the row's maximum is subtracted again. Scaled scores more than the double
+    range below their row's largest get weight 0.
     """
     m = np.max(z, axis=axis, keepdims=True)
     if np.isneginf(m).any():
         raise ValueError(f"{name} has a slice along the softmax axis that is entirely -inf")
-    with np.errstate(over="ignore"):  # huge gaps give -inf, whose exp is exactly 0
+    with np.errstate(over="ignore", invalid="ignore"):  # huge gaps give -inf, whose exp is exactly 0
         z -= m
         z /= temperature
+        if bias is not None:
+            z += bias  # -inf stays -inf
+            z -= np.max(bias, axis=axis, keepdims=True, where=~np.isneginf(z), initial=-np.inf)
+            m = np.max(z, axis=axis, keepdims=True)
+            if np.isneginf(m).any():
+                raise ValueError(f"{name} and bias: every scaled score plus its bias leaves the double range")
+            z -= m
     np.exp(z, out=z)
     z /= np.sum(z, axis=axis, keepdims=True)
     return z
 
 
-def attention(Q, K, V, temperature=None, *, mask=None):
+def attention(Q, K, V, temperature=None, *, mask=None, bias=None):
     r"""Scaled dot-product attention, returning the weights as well.
 
-    .. math:: A = \operatorname{softmax}(Q K^\top / \tau), \qquad
+    .. math:: A = \operatorname{softmax}(Q K^\top / \tau + \text{bias}), \qquad
         \text{output} = A V
+
+    (the bias is 0 when omitted).
 
     Parameters
     ----------
@@ -85,6 +104,11 @@ def attention(Q, K, V, temperature=None, *, mask=None):
         ``True`` where query ``i`` may attend to key ``j``. Masked scores are
         set to ``-inf`` before the softmax; ``exp(-inf) = 0``, so a masked key
         gets weight exactly 0 and the row's weight is shared among the others.
+    bias : array_like, shape (n_queries, n_keys), optional
+        Added to the scaled scores ``Q K^T / tau`` before the softmax: finite,
+        or ``-inf`` to mask a key (as ``mask`` does). Only differences within
+        a row matter: each row of the bias is shifted so that its largest
+        entry over the keys left open is 0.
 
     Returns
     -------
@@ -95,7 +119,8 @@ def attention(Q, K, V, temperature=None, *, mask=None):
     Raises
     ------
     ValueError
-        On bad input, if the scores ``Q K^T`` overflow, or if the weights would
+        On bad input, if the scores ``Q K^T`` overflow (or, with a bias, every
+        scaled score of a row plus its bias does), or if the weights would
         need more memory than :func:`selfattention.memory.get_limit` allows
         (about :data:`selfattention.memory.BYTES_PER_ENTRY` bytes per entry).
     """
@@ -104,9 +129,14 @@ def attention(Q, K, V, temperature=None, *, mask=None):
     memory.require_matrix(Q.shape[0], K.shape[0], "Q and K")
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported by name below
         scores = finite_result(Q @ K.T, "Q and K: the scores Q K^T overflow the double range")  # (n_queries, n_keys)
-        if mask is not None:
-            scores[~_as_mask(mask, scores.shape)] = -np.inf  # masked keys get weight 0
-        weights = _softmax_inplace(scores, -1, "scores", tau)  # softmax(scores / tau) by rows
+        allowed = None if mask is None else as_mask(mask, scores.shape)
+        penalty = None if bias is None else _as_bias(bias, scores.shape)
+        if penalty is not None:
+            allowed = np.isfinite(penalty) if allowed is None else allowed & np.isfinite(penalty)
+        if allowed is not None:
+            _check_rows(allowed, "mask" if bias is None else "mask and bias")
+            scores[~allowed] = -np.inf  # masked keys get weight 0
+        weights = _softmax_inplace(scores, -1, "scores", tau, penalty)  # softmax(scores / tau + bias) by rows
         output = weights @ V  # (n_queries, d_v): each row a weighted average of the values
     return _between(output, V), weights  # (n_queries, d_v), (n_queries, n_keys)
 
@@ -126,11 +156,42 @@ def _check_qkv(Q, K, V, temperature):
     return Q, K, V
 
 
-def _as_mask(mask, shape) -> np.ndarray:
-    mask = as_mask(mask, shape)
-    if not mask.any(axis=-1).all():
-        raise ValueError("mask leaves a query with no key to attend to")
-    return mask
+def _check_rows(allowed: np.ndarray, name: str) -> None:
+    """Raise unless every row of ``allowed`` (what ``name`` leaves open) has a key."""
+    if not allowed.any(axis=-1).all():
+        raise ValueError(f"{name}: a query is left with no key to attend to")
+
+
+def _as_bias(bias, shape) -> np.ndarray:
+    """``bias`` as a float array of ``shape``: finite entries, or ``-inf`` (a masked key)."""
+    B = as_array(bias, "bias", allow_neg_inf=True)
+    if B.shape != shape:
+        raise ValueError(f"bias must have shape {shape} (n_queries, n_keys), got {B.shape}")
+    return B
+
+
+def causal_mask(n) -> np.ndarray:
+    r"""The mask of a causal head: query ``i`` sees the keys ``j <= i``.
+
+    .. math:: a^{(\le i)}_{ij} = 0 \quad \text{for } j > i
+
+    A language model predicts each token from the ones before it; with this
+    mask no query sees a token after its own, so none sees the token it must
+    predict next.
+
+    Parameters
+    ----------
+    n : int
+        The number of tokens, at least 1.
+
+    Returns
+    -------
+    ndarray of bool, shape (n, n)
+        ``True`` on and below the diagonal (for :func:`attention`'s ``mask``).
+    """
+    n = as_count(n, "n")
+    memory.require_matrix(n, n, "n", bytes_per_entry=1)
+    return np.tri(n, dtype=bool)  # (n, n): row i is True up to column i
 
 
 def _between(output: np.ndarray, V: np.ndarray) -> np.ndarray:

@@ -254,11 +254,21 @@ def _check_rounding(centred, temperature, weights, offset=0.0) -> None:
     with np.errstate(over="ignore"):  # a spread near 1e154 with an offset as large: inf, refused
         score_error = 16 * np.finfo(float).eps * largest**2
         eta = score_error / temperature
-    worst = 4 * eta * float(np.max(1 - weights.max(axis=1))) if eta <= _MAX_ETA else np.inf
-    if worst > ROUNDING_TOLERANCE:
+    if _weight_shift(eta, weights) > ROUNDING_TOLERANCE:
         raise ValueError(
             f"temperature {temperature:.3g} is too small for positions spanning {2 * np.max(np.abs(centred)):.3g}"
             + (f" with offset {offset:.3g}" if offset else "")
             + ": the rounding of the expanded square -p_i**2 + 2 p_i p_j - p_j**2 could move the weights by more "
             f"than {ROUNDING_TOLERANCE:g} (a temperature of {4 * score_error / ROUNDING_TOLERANCE:.3g} or more is safe)"
         )
+
+
+def _weight_shift(eta: float, weights: np.ndarray) -> float:
+    r"""The most that scaled scores, each off by at most ``eta``, can move a row of ``weights`` in total.
+
+    To first order, :math:`4 \eta (1 - \max_j a_{ij})` for row ``i`` (the
+    largest over the rows is returned); ``inf`` beyond ``eta = 1e-3`` (or for
+    ``eta = inf``), where the first order is not trusted. The heads compare it
+    with :data:`ROUNDING_TOLERANCE`.
+    """
+    return 4 * eta * float(np.max(1 - weights.max(axis=1))) if eta <= _MAX_ETA else np.inf

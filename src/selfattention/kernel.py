@@ -11,6 +11,9 @@ is the engineered attention head with temperature ``tau = 2 h**2``
 attention code, so that the two can be checked against each other. The
 temperature is picked by leave-one-out cross-validation, which for this
 estimator is the head itself with the diagonal of its attention masked out.
+The same search serves the Laplace kernel ``exp(-|p_i - p_j| / tau)``, the
+weights of an ALiBi head of slope ``1 / tau``
+(:func:`~selfattention.positional.alibi_head`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import memory
-from ._validation import as_array, as_temperature, as_temperatures, finite_result, power_of_two, same_length
+from ._validation import (
+    as_array,
+    as_choice,
+    as_temperature,
+    as_temperatures,
+    finite_result,
+    power_of_two,
+    same_length,
+)
 from .head import centre_positions
 
 #: Candidate temperatures searched by :func:`choose_temperature` by default, and
@@ -28,6 +39,9 @@ DEFAULT_CANDIDATES = np.logspace(-6, 1, 141)
 #: :func:`pick_temperature` then takes the largest tied temperature, the
 #: smoothest output. The in-page explorer applies the same rule.
 TIE_TOLERANCE = 1e-9
+#: The kernels :func:`leave_one_out_scores` searches: each query's scores before
+#: dividing by the temperature, as a function of the distance ``|p_i - p_j|``.
+KERNELS = {"gaussian": "-(p_i - p_j)**2", "laplace": "-|p_i - p_j|"}
 #: Entries of the (candidates, n, n) weight blocks of :func:`leave_one_out_scores`.
 _BLOCK = 2**22
 
@@ -102,7 +116,7 @@ def candidate_temperatures(candidates=None) -> np.ndarray:
     return DEFAULT_CANDIDATES if candidates is None else as_temperatures(candidates, "candidates")
 
 
-def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
+def leave_one_out_scores(signal, positions, candidates=None, *, kernel="gaussian") -> np.ndarray:
     r"""Leave-one-out error of the masked head for many temperatures at once.
 
     Leave-one-out predicts every sample from all the others: it is the
@@ -111,7 +125,8 @@ def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
     .. math:: \mathrm{LOO}(\tau) = \frac{1}{N} \sum_i
         \Big(s_i - \sum_{j \ne i} a^{(-i)}_{ij} s_j\Big)^2 .
 
-    The head's scores ``-(p_i - p_j)**2`` are computed once, from the
+    The head's scores ``-(p_i - p_j)**2`` (or, for the Laplace kernel,
+    ``-|p_i - p_j|``) are computed once, from the
     distances themselves (the same numbers as the head's projections give,
     without the rounding of the expanded square), shifted so that each row's
     largest is 0 (its nearest other sample), with ``-inf`` on the diagonal.
@@ -130,6 +145,10 @@ def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
     positions : array_like, shape (n,)
     candidates : array_like, shape (m,), optional
         Temperatures ``> 0``; :data:`DEFAULT_CANDIDATES` when omitted.
+    kernel : {"gaussian", "laplace"}
+        The weights ``exp(-(p_i - p_j)**2 / tau)`` of the engineered head, or
+        ``exp(-|p_i - p_j| / tau)`` of the ALiBi head of slope ``1 / tau``
+        (:data:`KERNELS`).
 
     Returns
     -------
@@ -140,9 +159,10 @@ def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
     if s.ndim not in (1, 2) or s.shape[-1] < 2:
         raise ValueError(f"signal must have shape (n,) or (k, n) with n >= 2, got {s.shape}")
     taus = candidate_temperatures(candidates)
+    kernel = as_choice(kernel, "kernel", KERNELS)
     scale = power_of_two(np.abs(s).max())  # scores scale as signal**2: compute them on signal / scale
     S = np.atleast_2d(s) / scale  # (k, n), exactly
-    scores = _masked_scores(positions, S.shape[1])  # (n, n): row maxima 0, -inf on the diagonal
+    scores = _masked_scores(positions, S.shape[1], kernel)  # (n, n): row maxima 0, -inf on the diagonal
     out = np.empty((S.shape[0], taus.size))  # (k, m)
     step = max(1, _BLOCK // scores.size)
     with np.errstate(over="ignore", under="ignore"):
@@ -158,13 +178,17 @@ def leave_one_out_scores(signal, positions, candidates=None) -> np.ndarray:
     return out[0] if s.ndim == 1 else out
 
 
-def _masked_scores(positions, n: int) -> np.ndarray:
-    """``-(p_i - p_j)**2 + min_{k != i} (p_i - p_k)**2``, with ``-inf`` on the diagonal: (n, n)."""
+def _masked_scores(positions, n: int, kernel: str = "gaussian") -> np.ndarray:
+    """``-d_ij + min_{k != i} d_ik``, with ``-inf`` on the diagonal: (n, n).
+
+    ``d_ij`` is ``(p_i - p_j)**2`` for the Gaussian kernel, ``|p_i - p_j|`` for the Laplace kernel.
+    """
     p = centre_positions(positions)  # checks them; the shift changes no distance
     if p.size != n:
         raise ValueError(f"signal and positions must have the same length, got {n} and {p.size}")
     memory.require(24 * (n * n + _BLOCK), "positions", f"the {n} x {n} leave-one-out scores (n = {n})")
-    scores = -((p[:, None] - p[None, :]) ** 2)  # (n, n)
+    distance = np.abs(p[:, None] - p[None, :])  # (n, n)
+    scores = -(distance**2 if kernel == "gaussian" else distance)  # (n, n)
     np.fill_diagonal(scores, -np.inf)  # token i may not attend to itself
     scores -= scores.max(axis=1, keepdims=True)  # the nearest other sample gets exp(0) = 1
     return scores
@@ -199,7 +223,7 @@ def pick_temperature(scores, candidates):
     return float(best) if err.ndim == 1 else best
 
 
-def choose_temperature(signal, positions, candidates=None):
+def choose_temperature(signal, positions, candidates=None, *, kernel="gaussian"):
     """Pick the temperature by leave-one-out cross-validation.
 
     Each candidate is scored by how well the head, with its diagonal masked
@@ -223,6 +247,9 @@ def choose_temperature(signal, positions, candidates=None):
     candidates : array_like, shape (m,), optional
         Temperatures to try, all ``> 0``; :data:`DEFAULT_CANDIDATES`
         (log-spaced from 1e-6 to 10) when omitted.
+    kernel : {"gaussian", "laplace"}
+        As in :func:`leave_one_out_scores`: the engineered head's temperature,
+        or ``1 / b`` for the ALiBi head of slope ``b``.
 
     Returns
     -------
@@ -237,5 +264,5 @@ def choose_temperature(signal, positions, candidates=None):
     p = as_array(positions, "positions", ndim=1)
     same_length(s, p, "signal", "positions")
     taus = candidate_temperatures(candidates)
-    scores = leave_one_out_scores(s, p, taus)  # (m,)
+    scores = leave_one_out_scores(s, p, taus, kernel=kernel)  # (m,)
     return pick_temperature(scores, taus), scores

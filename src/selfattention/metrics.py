@@ -271,3 +271,32 @@ def mean_attended_distance(weights, positions) -> float:
     with np.errstate(over="ignore"):
         mean = scale * float(np.mean(np.sum(w * distance, axis=-1)))
     return float(finite_result(mean, "positions: the mean distance overflows the double range"))
+
+
+def mean_offset(weights, positions) -> np.ndarray:
+    r"""Where each query looks, on average, relative to itself: :math:`\sum_j a_{ij} (p_j - p_i)`.
+
+    0 for a row symmetric about its query; negative for a row that looks
+    behind it, as a causal head's does: minus the mean offset is the lag of
+    the head's output (a row of weights averages the signal around
+    ``p_i`` plus this offset).
+
+    Parameters
+    ----------
+    weights : array_like, shape (n, n)
+    positions : array_like, shape (n,)
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        In position units.
+    """
+    w = as_weights(weights, "weights", square=True)
+    (p,) = as_series(positions=positions)
+    if w.shape[0] != p.size:
+        raise ValueError(f"weights must have shape (n, n) for the {p.size} positions, got {w.shape}")
+    scale = power_of_two(float(np.max(np.abs(p))))  # exact: the offsets below cannot overflow
+    offset = p[None, :] / scale - p[:, None] / scale  # (n, n): p_j - p_i, scaled
+    with np.errstate(over="ignore"):
+        mean = scale * np.sum(w * offset, axis=1)  # (n,)
+    return finite_result(mean, "positions: a mean offset overflows the double range")

@@ -9,9 +9,14 @@ the bilateral head's (:mod:`~selfattention.bilateral`) to make it
 
 .. math:: q_i \cdot k_j = -\frac{(p_i - p_j)^2}{\tau_p} - \frac{(s_i - s_j)^2}{\tau_s},
 
-and the head at an offset ``delta`` to make it ``-(p_i + delta - p_j)**2``.
+the head at an offset ``delta`` to make it ``-(p_i + delta - p_j)**2``,
+and the positional encodings' (:mod:`~selfattention.positional`) to make it
+a function of ``p_i - p_j`` alone: ``rho cos(omega (p_i - p_j))`` for the
+sinusoidal head, a rotated query and key for RoPE. ALiBi's ``-|p_i - p_j|``
+is no finite sum of products: the matrix of distances has full rank
+(:func:`distance_determinant`).
 
-This module checks these claims with computer algebra: it builds the two
+This module checks the first three claims with computer algebra: it builds the two
 tokens' augmented rows (``x = [s, p, p**2, 1]``, or ``[s, s**2, p, p**2, 1]``)
 from symbols, multiplies them by the package's *actual* projections
 (converted exactly, ``sqrt(2)`` included; the bilateral head's at unit
@@ -30,9 +35,10 @@ import numpy as np
 import sympy as sp
 
 from . import memory
-from ._validation import InputTypeError, as_array, as_flag, as_real_scalar, as_series, finite_result
+from ._validation import InputTypeError, as_array, as_count, as_flag, as_real_scalar, as_series, finite_result
 from .bilateral import SCORE_TERMS, bilateral_head_weights
 from .head import centre_positions, gaussian_head_weights, positional_features
+from .positional import sinusoidal_head_weights
 
 #: Symbols of two tokens: signal values ``s_i, s_j`` and positions ``p_i, p_j``.
 s_i, s_j = sp.symbols("s_i s_j", real=True)
@@ -321,3 +327,178 @@ def is_offset_squared_distance() -> bool:
     """True when the offset head's ``q_i . k_j + (p_i + delta - p_j)**2`` simplifies to exactly 0."""
     _, expanded, _ = symbolic_offset_score()
     return sp.simplify(expanded + (p_i + delta - p_j) ** 2) == 0
+
+
+# --- positional encodings (selfattention.positional) --------------------------------------------
+
+#: A frequency, an amplitude, and a difference of positions ``u = p_i - p_j``.
+omega, rho, u = sp.symbols("omega rho u", real=True)
+
+
+def symbolic_sinusoidal_score():
+    r"""The score of the sinusoidal head of one frequency, from the package's projections.
+
+    The tokens are ``x = [s, cos(omega p), sin(omega p)]``; the projections
+    are :func:`~selfattention.positional.sinusoidal_head_weights` at
+    amplitude 1, the query then multiplied by ``rho``:
+
+    .. math:: q_i \cdot k_j = \rho \cos \omega p_i \cos \omega p_j + \rho \sin \omega p_i \sin \omega p_j
+        = \rho \cos(\omega (p_i - p_j))
+
+    Returns
+    -------
+    terms : list of sympy.Expr
+        ``q_i[r] * k_j[r]``, one per dimension.
+    score : sympy.Expr
+        Their sum, simplified.
+    """
+    unit_Q, unit_K, _ = sinusoidal_head_weights([1.0])
+    W_Q, W_K = exact_matrix(unit_Q, name="W_Q") * rho, exact_matrix(unit_K, name="W_K")  # (3, 2) each
+
+    def row(s, p):
+        return sp.Matrix([[s, sp.cos(omega * p), sp.sin(omega * p)]])
+
+    q, k = row(s_i, p_i) * W_Q, row(s_j, p_j) * W_K
+    terms = [q[r] * k[r] for r in range(q.shape[1])]
+    return terms, sp.trigsimp(sum(terms, sp.Integer(0)))
+
+
+def is_cosine_of_the_difference() -> bool:
+    """True when the sinusoidal head's score minus ``rho cos(omega (p_i - p_j))`` simplifies to 0."""
+    _, score = symbolic_sinusoidal_score()
+    return sp.simplify(sp.expand_trig(score - rho * sp.cos(omega * (p_i - p_j)))) == 0
+
+
+def cosine_expansion(order=6):
+    r"""The cosine score near the diagonal, and the temperature whose Gaussian it matches.
+
+    .. math:: \rho \cos(\omega u) = \rho - \frac{\rho\, \omega^2 u^2}{2} + \frac{\rho\, \omega^4 u^4}{24} + \dots,
+        \qquad -\frac{\rho\, \omega^2 u^2}{2} = -\frac{u^2}{\tau} \iff \tau = \frac{2}{\rho\, \omega^2}
+
+    Parameters
+    ----------
+    order : int
+        The expansion is up to ``u**order`` (exclusive), from 3 to 40.
+
+    Returns
+    -------
+    series : sympy.Expr
+        The Taylor polynomial in ``u``, without its order term.
+    temperature : sympy.Expr
+        The ``tau`` whose ``-u**2 / tau`` is its quadratic term.
+    """
+    order = as_count(order, "order", minimum=3)
+    if order > 40:
+        raise ValueError(f"order must be at most 40, got {order}")
+    series = sp.series(rho * sp.cos(omega * u), u, 0, order).removeO()
+    tau = sp.Symbol("tau", positive=True)
+    (temperature,) = sp.solve(sp.Eq(series.coeff(u, 2), -1 / tau), tau)
+    return series, temperature
+
+
+#: The coordinates of a query and a key pair before rotation, and the shift of a test.
+q_i1, q_i2, k_j1, k_j2 = sp.symbols("q_{i\\,1} q_{i\\,2} k_{j\\,1} k_{j\\,2}", real=True)
+_shift = sp.Symbol("shift", real=True)
+
+
+def rotation(angle) -> sp.Matrix:
+    r"""The 2 x 2 rotation by ``angle`` that :func:`~selfattention.positional.rotate` applies to a row pair.
+
+    .. math:: \operatorname{rot}(\omega p) = \begin{bmatrix} \cos \omega p & \sin \omega p \\
+        -\sin \omega p & \cos \omega p \end{bmatrix}
+
+    Parameters
+    ----------
+    angle : sympy.Expr or float
+
+    Returns
+    -------
+    sympy.Matrix, shape (2, 2)
+    """
+    a = _symbolic(angle, "angle")
+    return sp.Matrix([[sp.cos(a), sp.sin(a)], [-sp.sin(a), sp.cos(a)]])
+
+
+def symbolic_rotary_score():
+    r"""The dot product of a rotated query pair and a rotated key pair, simplified.
+
+    .. math:: q_i \operatorname{rot}(\omega p_i) \cdot k_j \operatorname{rot}(\omega p_j)
+
+    for any coordinates ``q_i = [q_{i,1}, q_{i,2}]``, ``k_j = [k_{j,1}, k_{j,2}]``.
+    The product is multiplied out, the coefficient of each product of a
+    query's and a key's coordinate simplified (``trigsimp``) and the terms
+    collected by ``cos`` and ``sin`` of ``omega (p_i - p_j)``.
+
+    Returns
+    -------
+    score : sympy.Expr
+        Written with ``cos`` and ``sin`` of ``omega (p_i - p_j)``.
+    shift_invariant : bool
+        Whether the score is the product (its trigonometric expansion
+        subtracts to 0) and moving both positions by the same amount leaves it
+        as it is (the difference expands to 0).
+    """
+    q = sp.Matrix([[q_i1, q_i2]]) * rotation(omega * p_i)
+    k = sp.Matrix([[k_j1, k_j2]]) * rotation(omega * p_j)
+    product = sp.expand((q * k.T)[0, 0])
+    pairs = [a * b for a in (q_i1, q_i2) for b in (k_j1, k_j2)]
+    simplified = sum((pair * sp.trigsimp(product.coeff(pair)) for pair in pairs), sp.Integer(0))
+    difference = sp.expand(omega * (p_i - p_j))
+    score = sp.collect(sp.expand(simplified), [sp.cos(difference), sp.sin(difference)])
+    is_product = sp.expand(sp.expand_trig(score) - product) == 0
+    shifted = score.subs({p_i: p_i + _shift, p_j: p_j + _shift}, simultaneous=True)
+    return score, bool(is_product and sp.expand(shifted - score) == 0)
+
+
+#: The largest symbolic distance matrix :func:`distance_matrix` builds: sympy needs
+#: about 3 s for the determinant of 6 x 6 and 30 s for 7 x 7.
+MAX_DISTANCE_MATRIX = 8
+
+
+def distance_matrix(n) -> sp.Matrix:
+    r"""The matrix of ``|p_i - p_j|`` for ``n`` symbolic positions in increasing order.
+
+    .. math:: |p_i - p_j| = p_j - p_i \text{ for } i < j
+
+    Parameters
+    ----------
+    n : int
+        The number ``N`` of positions, from 2 to :data:`MAX_DISTANCE_MATRIX`.
+
+    Returns
+    -------
+    sympy.Matrix, shape (n, n)
+    """
+    n = as_count(n, "n", minimum=2)
+    if n > MAX_DISTANCE_MATRIX:
+        raise ValueError(f"n must be at most {MAX_DISTANCE_MATRIX} (sympy's determinant grows factorially), got {n}")
+    p = sp.symbols(f"p_1:{n + 1}", real=True)
+    return sp.Matrix(n, n, lambda i, j: p[max(i, j)] - p[min(i, j)])
+
+
+def distance_determinant(n):
+    r"""The determinant of :func:`distance_matrix`, factored, and the closed form it equals.
+
+    .. math:: \det\big(|p_i - p_j|\big) = (-1)^{N-1}\, 2^{N-2}\, (p_N - p_1) \prod_{i=1}^{N-1} (p_{i+1} - p_i)
+
+    Distinct positions make it non-zero: the matrix has full rank ``N``.
+
+    Parameters
+    ----------
+    n : int
+        The number ``N`` of positions, from 2 to :data:`MAX_DISTANCE_MATRIX`.
+
+    Returns
+    -------
+    determinant : sympy.Expr
+        Factored.
+    matches : bool
+        Whether it equals the closed form above.
+    """
+    D = distance_matrix(n)
+    p = sorted(D.free_symbols, key=lambda symbol: int(str(symbol).split("_")[1]))
+    closed = (-1) ** (len(p) - 1) * sp.Integer(2) ** (len(p) - 2) * (p[-1] - p[0])
+    for i in range(len(p) - 1):
+        closed *= p[i + 1] - p[i]
+    determinant = sp.factor(D.det(method="berkowitz"))  # the fastest of sympy's methods here
+    return determinant, sp.expand(determinant - closed) == 0

@@ -425,9 +425,9 @@ rc = lambda: {k: matplotlib.rcParams[k] for k in matplotlib.rcParams if k != "ba
 before = rc()
 import numpy as np
 import selfattention as sa
-from selfattention.figures import (bias_variance, content_attention, diagrams, dk_scaling, gaussian_band,
-                                   learned_head, leave_one_out, multihead, noise_and_samples, onedim, power_laws,
-                                   smoothing, temperature_limits)
+from selfattention.figures import (bias_variance, causal, content_attention, diagrams, dk_scaling, gaussian_band,
+                                   learned_head, leave_one_out, multihead, noise_and_samples, onedim, positional,
+                                   power_laws, rotary, sinusoidal, smoothing, temperature_limits)
 from selfattention.studies import gaussian_band as gb, noise_and_samples as nas, power_laws as pl
 from selfattention.studies import dk_scaling as dks, onedim as od, temperature_limits as tl
 p, c, y = sa.noisy_sine(30, 0.3, rng=0)
@@ -470,6 +470,12 @@ figures = [
                               {k: {r: pl.fit_power_law(ns, sigmas, t) for r, t in best.items()}
                                for k in ("one head", "two heads")}),
     multihead.plot_derivative_layer(p, c, y, np.stack([o, y]), np.stack([w, w]), o, c),
+    positional.plot_kernel_rows(p, {"a": w, "b": w}, [3, 20]),
+    positional.plot_head_outputs(p, c, y, {"a": o, "b": y}, {"a": 0.1, "b": 0.3}),
+    sinusoidal.plot_aliasing(taus, [1.0, 3.0], np.zeros((2, 5)), 0.01, taus, taus, 0.1),
+    rotary.plot_extrapolation(p, c, y, {"a": o, "b": y}, {"a": w, "b": w}, 4, set_up_span=0.5),
+    causal.plot_causal(p, c, y, {"a": o, "b": y}, {"a": w, "b": w}, 4, [0.0, 0.1],
+                       {"lag": [0.1, 0.0], "neighbours": [2.0, 1.0], "rmse": [0.2, 0.1]}, chosen=0.1),
 ]
 assert all(fig._repr_png_().startswith(b"\\x89PNG") for fig in figures)
 assert "matplotlib.pyplot" not in sys.modules, "pyplot was imported"
@@ -526,3 +532,64 @@ def test_palette_png_leaves_transparent_and_palette_images_alone():
         buf = BytesIO()
         Image.new(mode, (8, 8), pixel).save(buf, "PNG")
         assert palette_png(buf.getvalue()) == buf.getvalue()
+
+
+# --- the positional heads (chapter "Where tokens are, and what they may see") --------------------
+
+
+def test_the_kernel_rows_figure_draws_each_matrix_and_its_rows_over_the_first(sine):
+    from selfattention.figures import positional
+
+    p, *_, weights = sine
+    other = np.roll(weights, 1, axis=1)
+    fig = positional.plot_kernel_rows(p, {"first": weights, "other": other}, [5, 20])
+    images = [ax.get_images()[0] for ax in fig.axes[:2]]
+    np.testing.assert_array_equal(images[1].get_array(), other)
+    assert images[0].get_clim() == images[1].get_clim() == (0, max(weights[[5, 20]].max(), other[[5, 20]].max()))
+    solid = [line.get_ydata() for line in fig.axes[3].lines if line.get_linestyle() == "-"]
+    dashed = [line.get_ydata() for line in fig.axes[3].lines if line.get_linestyle() == "--"]
+    np.testing.assert_array_equal(solid[0], other[5])
+    np.testing.assert_array_equal(dashed[1], weights[20])
+    with pytest.raises(ValueError, match="queries must be at most 3 indices below 30"):
+        positional.plot_kernel_rows(p, {"first": weights}, [1, 2, 3, 30])
+
+
+def test_the_outputs_figure_titles_each_head_with_its_error(sine):
+    from selfattention.figures import positional
+
+    p, clean, noisy, output, _ = sine
+    fig = positional.plot_head_outputs(p, clean, noisy, {"a": output, "b": clean}, {"a": 0.1234, "b": 0.0})
+    assert [ax.get_title() for ax in fig.axes] == ["a\nRMSE 0.123", "b\nRMSE 0.000"]
+    with pytest.raises(TypeError, match="errors must map the heads of outputs"):
+        positional.plot_head_outputs(p, clean, noisy, {"a": output}, {"b": 0.1})
+
+
+def test_the_aliasing_figure_draws_each_profile_and_the_sweep():
+    from selfattention.figures import sinusoidal
+
+    u = np.linspace(0, 1, 5)
+    profiles = np.array([[0, -1, -2, -3, -4], [0, -2, 0, -2, 0]], dtype=float)
+    fig = sinusoidal.plot_aliasing(u, [np.pi, 3 * np.pi], profiles, 0.01, [1.0, 2.0], [0.1, 0.5], 0.09)
+    ax_k, ax_e = fig.axes
+    np.testing.assert_array_equal(ax_k.lines[2].get_ydata(), profiles[1])
+    assert [line.get_label() for line in ax_k.lines[1:]] == ["$\\omega\\,$span $= \\pi$", "$\\omega\\,$span $= 3\\pi$"]
+    np.testing.assert_allclose(ax_e.lines[0].get_xdata(), np.array([1.0, 2.0]) / np.pi)
+    with pytest.raises(ValueError, match="profiles must have shapes"):
+        sinusoidal.plot_aliasing(u, [1.0], profiles, 0.01, [1.0], [0.1], 0.1)
+
+
+def test_the_extrapolation_and_causal_figures_draw_the_rows_of_their_query(sine):
+    from selfattention.figures import causal, rotary
+
+    p, clean, noisy, output, weights = sine
+    uniform = np.full_like(weights, 1 / 30)
+    fig = rotary.plot_extrapolation(p, clean, noisy, {"r": output, "g": clean}, {"r": weights, "g": uniform}, 7,
+                                    set_up_span=0.4)
+    np.testing.assert_array_equal(fig.axes[1].lines[0].get_ydata(), weights[7])
+    sweep = {"lag": [0.2, 0.1], "neighbours": [3.0, 2.0], "rmse": [0.3, 0.2]}
+    fig = causal.plot_causal(p, clean, noisy, {"a": output}, {"a": weights}, 9, [0.0, 0.2], sweep, chosen=0.2)
+    np.testing.assert_array_equal(fig.axes[1].lines[0].get_ydata(), weights[9])
+    np.testing.assert_array_equal(fig.axes[3].lines[0].get_ydata(), sweep["neighbours"])
+    assert fig.axes[2].lines[1].get_xdata()[0] == 0.2, "the chosen offset is marked"
+    with pytest.raises(ValueError, match="one entry per offset"):
+        causal.plot_causal(p, clean, noisy, {"a": output}, {"a": weights}, 9, [0.0], sweep)

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import selfattention as sa
-from selfattention import bilateral, learning
+from selfattention import bilateral, learning, positional
+from selfattention.studies import alibi, causal, noise_and_samples, sinusoidal
 from selfattention.studies import content_attention as ca
 from selfattention.studies import noise2noise as n2n
-from selfattention.studies import noise_and_samples
 
 N = 20_000  # 20,000**2 weights: 3.2 GB each, about 9.6 GB at attention's peak
 
@@ -114,3 +114,31 @@ def test_leave_one_out_stays_within_what_it_asks_for(monkeypatch):
     monkeypatch.setattr(memory, "require", lambda nbytes, *args: asked.append(nbytes) or real_require(nbytes, *args))
     peak = peak_bytes(lambda: kernel.leave_one_out_scores(y, p))
     assert asked and peak <= max(asked), (peak, asked)
+
+
+@pytest.mark.parametrize(
+    ("name", "call"),
+    [
+        ("positions", lambda p: positional.sinusoidal_head(np.zeros(N), p, [np.pi], [1.0])),
+        ("positions", lambda p: positional.rotary_head(np.zeros(N), p, [np.pi], [1.0])),
+        ("positions", lambda p: positional.alibi_head(np.zeros(N), p, 3.0)),
+        ("positions", lambda p: positional.alibi_bias(p, 3.0)),
+        ("positions", lambda p: alibi.score_ranks(p, np.pi)),
+        ("positions", lambda p: causal.offset_sweep(np.zeros(N), np.zeros(N), p, 0.01, [0.0])),
+        ("positions", lambda p: sinusoidal.cosine_scores(p, [np.pi], [1.0])),
+    ],
+)
+def test_the_positional_heads_and_studies_are_refused_naming_the_callers_argument(name, call):
+    refused(lambda: call(np.linspace(0, 1, N)), f"{name}:", "memory limit", max_bytes=4 * N * 8 + 50 * 2**20)
+
+
+@pytest.mark.parametrize("n", [300, 600])
+def test_bytes_per_entry_bounds_attention_with_a_bias_and_the_alibi_head(n):
+    from selfattention import memory
+
+    p = np.linspace(0, 1, n)
+    x = np.random.default_rng(1).normal(size=(n, 3))
+    bias = positional.alibi_bias(p, 3.0)  # the caller's: not counted below
+    budget = memory.BYTES_PER_ENTRY * n * n
+    assert 8 * n * n <= peak_bytes(lambda: sa.attention(x, x, x, bias=bias)) <= budget
+    assert 8 * n * n <= peak_bytes(lambda: positional.alibi_head(p, p, 3.0)) <= budget + 8 * n * n  # + its bias

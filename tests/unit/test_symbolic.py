@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import selfattention as sa
 from selfattention import bilateral, defaults, symbolic
@@ -157,3 +160,99 @@ def test_the_offset_derivation_refuses_a_head_of_higher_degree(monkeypatch):
     monkeypatch.setattr(symbolic, "gaussian_head_weights", cubic)
     with pytest.raises(AssertionError, match="not a polynomial of degree 2"):
         symbolic.symbolic_offset_projections()
+
+
+# --- positional encodings ---------------------------------------------------------------------
+
+
+def test_sympy_derives_the_sinusoidal_score_from_the_packages_projections():
+    from selfattention import symbolic
+
+    terms, score = symbolic.symbolic_sinusoidal_score()
+    assert len(terms) == 2
+    assert sp.simplify(score - symbolic.rho * sp.cos(symbolic.omega * (symbolic.p_i - symbolic.p_j))) == 0
+    assert symbolic.is_cosine_of_the_difference() is True
+
+
+def test_the_cosine_check_fails_for_a_broken_projection(monkeypatch):
+    from selfattention import positional, symbolic
+
+    def swapped(amplitudes):  # the sine pair of the key swapped with its cosine pair: cos(a + b)-like terms
+        W_Q, W_K, W_V = positional.sinusoidal_head_weights(amplitudes)
+        return W_Q, W_K[:, ::-1], W_V
+
+    monkeypatch.setattr(symbolic, "sinusoidal_head_weights", swapped)
+    assert symbolic.is_cosine_of_the_difference() is False
+
+
+def test_the_cosine_expansion_matches_the_gaussian_temperature():
+    from selfattention import positional, symbolic
+
+    series, matched = symbolic.cosine_expansion(order=6)
+    u, w, r = symbolic.u, symbolic.omega, symbolic.rho
+    assert sp.expand(series - (r - r * w**2 * u**2 / 2 + r * w**4 * u**4 / 24)) == 0
+    assert sp.simplify(matched - 2 / (r * w**2)) == 0
+    numeric = float(matched.subs({w: np.pi, r: positional.gaussian_amplitude(np.pi, 0.005)}))
+    assert numeric == pytest.approx(0.005, rel=1e-14)
+
+
+@pytest.mark.parametrize("angle", [0.3, -2.0, 7.5])
+def test_the_symbolic_rotation_is_the_one_the_package_applies(angle):
+    from selfattention import positional, symbolic
+
+    numeric = positional.rotate(np.eye(2), [angle, angle], [1.0])  # rows [1, 0] and [0, 1], rotated
+    np.testing.assert_allclose(numeric, np.array(symbolic.rotation(angle).evalf(), dtype=float), rtol=0, atol=1e-15)
+
+
+def test_sympy_finds_the_rotated_score_a_function_of_the_difference():
+    from selfattention import positional, symbolic
+
+    score, shift_free = symbolic.symbolic_rotary_score()
+    assert shift_free is True
+    q, k, (pi, pj), w = np.array([0.7, -1.2]), np.array([0.4, 2.0]), (0.3, 1.1), 2.5
+    values = {symbolic.q_i1: q[0], symbolic.q_i2: q[1], symbolic.k_j1: k[0], symbolic.k_j2: k[1],
+              symbolic.p_i: pi, symbolic.p_j: pj, symbolic.omega: w}
+    numeric = positional.rotate(q[None], [pi], [w]) @ positional.rotate(k[None], [pj], [w]).T
+    assert float(score.subs(values)) == pytest.approx(float(numeric[0, 0]), rel=1e-13)
+    assert score.free_symbols >= {symbolic.p_i, symbolic.p_j}
+    assert sp.simplify(score.subs({symbolic.p_i: symbolic.p_i + 1, symbolic.p_j: symbolic.p_j + 1}) - score) == 0
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_the_distance_determinant_has_its_closed_form(n):
+    from selfattention import symbolic
+
+    determinant, matches = symbolic.distance_determinant(n)
+    assert matches is True and determinant != 0
+
+
+@given(st.integers(2, 12).flatmap(lambda n: hnp.arrays(np.float64, n, elements=st.floats(0, 1), unique=True)))
+def test_the_distance_matrix_of_distinct_positions_has_the_closed_form_determinant(p):
+    """numpy's determinant against the closed form, on random positions: the formula is not sympy's alone."""
+    p = np.sort(p)
+    assume(np.min(np.diff(p)) > 1e-3)
+    D = np.abs(p[:, None] - p[None, :])
+    closed = (-1) ** (p.size - 1) * 2.0 ** (p.size - 2) * (p[-1] - p[0]) * np.prod(np.diff(p))
+    # LU's determinant is off relatively by about n eps times the condition number of D; with 12 positions and
+    # gaps of 1e-3 or more, the condition number measured over 20,000 random draws stays below 1e4: 3e-11.
+    assert np.linalg.det(D) == pytest.approx(closed, rel=1e-9)
+
+
+@given(st.integers(3, 20).flatmap(lambda n: st.tuples(
+    hnp.arrays(np.float64, n, elements=st.floats(0, 1), unique=True),
+    hnp.arrays(np.float64, n, elements=st.floats(-5, 5)))))
+def test_no_term_of_the_query_alone_brings_the_distances_rank_below_n_minus_one(p_c):
+    """The softmax ignores a number added to each row: -|p_i - p_j| + c_i still has rank N - 1 or more."""
+    p, c = p_c
+    assume(np.min(np.diff(np.sort(p))) > 1e-2)
+    scores = -np.abs(p[:, None] - p[None, :]) + c[:, None]
+    assert np.linalg.matrix_rank(scores) >= p.size - 1
+
+
+def test_the_symbolic_sizes_are_bounded():
+    from selfattention import symbolic
+
+    with pytest.raises(ValueError, match="n must be at most 8"):
+        symbolic.distance_matrix(9)
+    with pytest.raises(ValueError, match="order must be at most 40"):
+        symbolic.cosine_expansion(41)

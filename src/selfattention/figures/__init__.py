@@ -3,7 +3,8 @@
 A module named like a study of :mod:`selfattention.studies` draws that
 study's results (``figures.dk_scaling`` draws ``studies.dk_scaling``);
 :mod:`.diagrams` draws the head's architecture, :mod:`.smoothing` the noisy
-sine and the head smoothing it, and :mod:`.panels` holds the signal and
+sine and the head smoothing it, :mod:`.positional` the heads of
+:mod:`selfattention.positional` side by side, and :mod:`.panels` holds the signal and
 attention-matrix panels the figures share. Every function takes its data as
 explicit arguments and returns a :class:`matplotlib.figure.Figure`
 built without pyplot, so drawing a figure never touches global matplotlib

@@ -22,5 +22,13 @@ live in the module of the same name under :mod:`selfattention.figures`.
 * :mod:`.content_attention`: heads whose scores compare values, on sines
   with a jump;
 * :mod:`.noise2noise`: heads tuned and trained on a second noisy draw of
-  each signal instead of the ground truth.
+  each signal instead of the ground truth;
+* :mod:`.sinusoidal`: sinusoidal encodings as a kernel: shift invariance,
+  the Gaussian limit, aliasing;
+* :mod:`.rotary`: rotated queries and keys (RoPE): shift invariance for any
+  projections, and signals longer than the span a head was set up for;
+* :mod:`.alibi`: ALiBi's Laplace kernel against the Gaussian head: ranks,
+  leave-one-out, neighbours at equal width;
+* :mod:`.causal`: heads that see only the past: their lag, offsets, and
+  predicting the next sample.
 """

@@ -1,0 +1,332 @@
+"""The page "Where tokens are, and what they may see": sinusoidal encodings, RoPE, ALiBi and causal masks.
+
+The tests read what the chapter computed (its variables and glued values)
+and check each sentence that describes it; the few that need more call the
+package with the chapter's arguments.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import selfattention as sa
+from selfattention import defaults, positional
+from selfattention.core import causal_mask
+from selfattention.kernel import DEFAULT_CANDIDATES, temperature_to_bandwidth
+from selfattention.metrics import rmse
+from selfattention.studies import causal, rotary, sinusoidal
+
+STEM = "positions-and-masks"
+
+
+# --- sinusoidal encodings ---------------------------------------------------------------------
+
+
+def test_the_tokens_are_the_sample_and_its_encoding(chapter):
+    W_Q, _, _ = positional.sinusoidal_head_weights([1.0, 2.0, 3.0])
+    assert W_Q.shape[0] == 1 + 2 * 3, "d_model = 1 + 2F"
+    E = positional.sinusoidal_encoding(chapter.namespace["positions"], [np.pi])
+    np.testing.assert_allclose(E @ E.T, np.cos(np.pi * (chapter.namespace["positions"][:, None]
+                                                        - chapter.namespace["positions"][None, :])), atol=1e-15)
+
+
+def test_sympy_finds_the_score_a_cosine_of_the_difference(chapter):
+    assert chapter.glued["pos-cosine-holds"] is True
+    assert len(chapter.namespace["terms"]) == 2
+
+
+def test_a_shift_of_every_position_changes_the_scores_by_rounding_only(chapter):
+    """The angles omega p reach pi (1 + 10): each encoding entry is off by eps (1 + 35) at most, a score by four
+    times that of the largest score, 3e-14; the gap must be below it, and it is not exactly 0 (rounding)."""
+    assert chapter.glued["pos-shift"] == chapter.namespace["shift"]
+    assert chapter.glued["pos-shift-gap"] <= 4 * np.finfo(float).eps * (1 + np.pi * 11)
+
+
+def test_the_amplitude_matches_the_books_temperature(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    assert ns["one_frequency"] == np.pi, "the largest frequency the rule allows on positions spanning 1"
+    assert glued["pos-rho"] == pytest.approx(2 / (defaults.TEMPERATURE * np.pi**2), rel=1e-15)
+    omega, rho = sorted(ns["matched"].free_symbols, key=str)
+    assert float(ns["matched"].subs({omega: np.pi, rho: glued["pos-rho"]})) == pytest.approx(defaults.TEMPERATURE)
+
+
+def test_one_cosine_is_close_to_the_gaussian_band_and_closer_at_a_lower_frequency(chapter):
+    glued = chapter.glued
+    assert glued["pos-sin-gap-quarter"] < glued["pos-sin-gap-pi"] < 1e-3
+    assert glued["pos-sin-rmse-pi"] == pytest.approx(glued["pos-gauss-rmse"], rel=0.01)
+
+
+def test_a_cosine_falls_to_minus_one_at_pi_over_omega_and_aliases_distances_after():
+    u = np.linspace(0, 1, 1201)
+    omega = 1.5 * np.pi
+    profile = sinusoidal.relative_scores(u, [omega], 0.005)[0]
+    assert u[np.argmin(profile)] == pytest.approx(np.pi / omega, abs=1e-3)
+    for x in (0.7, 0.8, 0.9):  # u and 2 pi / omega - u share one score
+        pair = sinusoidal.relative_scores([x, 2 * np.pi / omega - x], [omega], 0.005)[0]
+        assert pair[0] == pytest.approx(pair[1], rel=1e-12)
+
+
+@pytest.mark.parametrize(("multiple", "monotone"), [(0.5, True), (1.0, True), (1.05, False), (1.5, False)])
+def test_the_kernel_stops_falling_within_the_span_once_omega_times_the_span_passes_pi(multiple, monotone):
+    u = np.linspace(0, 1, 2001)  # the span of the book's positions
+    profile = sinusoidal.relative_scores(u, [multiple * np.pi], 0.005)[0]
+    assert bool(np.all(np.diff(profile) <= 1e-12)) is monotone
+
+
+def test_past_pi_the_far_weights_stay_tiny_and_from_two_pi_a_period_away_is_the_query_itself(chapter):
+    glued = chapter.glued
+    assert glued["pos-alias-far"] < 1e-6
+    sweep = chapter.namespace["sweep"]
+    assert sweep["rmse"][chapter.namespace["at"][1.5]] == pytest.approx(glued["pos-gauss-rmse"], rel=0.02)
+    assert glued["pos-alias-ratio"] == pytest.approx(1.0, abs=1e-12)
+    assert glued["pos-sin-rmse-three"] > 5 * glued["pos-gauss-rmse"]
+
+
+def test_the_dip_at_two_pi_is_the_ends_attending_to_each_other(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    assert glued["pos-sin-rmse-two"] < glued["pos-gauss-rmse"]
+    p, s, f = ns["positions"], ns["noisy"], ns["clean"]
+    rho = positional.gaussian_amplitude(2 * np.pi, ns["tau"])
+    output, weights = positional.sinusoidal_head(s, p, [2 * np.pi], [rho])
+    assert weights[0, -1] == pytest.approx(weights[0, 0], rel=1e-12), "a period, 1, away: the query's own weight"
+    ends = [0, -1]
+    assert np.all(np.abs(output[ends] - f[ends]) < np.abs(ns["gauss_output"][ends] - f[ends])), "no one-sided pull"
+
+
+@given(hnp.arrays(np.float64, st.integers(1, 4), elements=st.floats(0.01, 1.0)),
+       hnp.arrays(np.float64, 4, elements=st.floats(0.01, 10.0)))
+def test_frequencies_that_each_obey_the_rule_with_positive_amplitudes_fall_over_the_span(fractions, amplitudes):
+    """omega_n = fraction_n pi / span: every cosine, and their sum, falls over [0, span]."""
+    u = np.linspace(0, 1, 801)
+    kernel = sum(r * np.cos(f * np.pi * u) for f, r in zip(fractions, amplitudes, strict=False))
+    assert np.all(np.diff(kernel) <= 1e-12)
+
+
+# --- rotary encodings ---------------------------------------------------------------------------
+
+
+def test_rotations_add_their_angles_and_the_transpose_turns_one_back():
+    R = lambda a: positional.rotate(np.eye(2), [a, a], [1.0])  # noqa: E731 - the rows of rot(a)
+    np.testing.assert_allclose(R(0.7) @ R(0.3).T, R(0.4), atol=1e-15)
+
+
+def test_sympy_finds_the_rotated_score_unchanged_by_a_shift(chapter):
+    ns = chapter.namespace
+    assert chapter.glued["pos-rotary-holds"] is True
+    shown = ns["cos_part"] * sp.cos(ns["turned"]) + ns["sin_part"] * sp.sin(ns["turned"])
+    assert sp.simplify(shown - ns["rotary_score"]) == 0, "the two lines shown are the whole score"
+
+
+def test_random_projections_break_the_sinusoidal_heads_invariance_and_not_ropes(chapter):
+    glued = chapter.glued
+    assert glued["pos-rand-sin"] > 0.1
+    assert glued["pos-rand-rot"] < 1e-14  # rounding of angles below pi (1 + 0.37): a few eps
+    assert glued["pos-rand-shift"] == 0.37
+
+
+def test_the_rotated_constant_is_the_sinusoidal_encoding(chapter):
+    ns = chapter.namespace
+    p, rho = ns["positions"], ns["rho"]
+    X = np.column_stack([ns["noisy"], np.ones_like(p)])
+    W_Q, W_K, _ = positional.rotary_head_weights([rho])
+    assert W_Q.shape == (2, 2), "two numbers per token, whatever the number of frequencies"
+    rotated = positional.rotate(X @ W_K, p, [np.pi])
+    np.testing.assert_allclose(rotated, np.sqrt(rho) * positional.sinusoidal_encoding(p, [np.pi]), rtol=0,
+                               atol=1e-14)
+
+
+def test_the_rope_head_is_the_sinusoidal_head_and_close_to_the_gaussian(chapter):
+    glued = chapter.glued
+    assert glued["pos-rope-sin-gap"] < 1e-15
+    assert glued["pos-rope-rmse"] == pytest.approx(glued["pos-gauss-rmse"], rel=0.01)
+
+
+def test_beyond_its_span_the_rope_head_gives_a_key_two_units_away_its_own_weight(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    p = ns["long_positions"]
+    assert p[-1] == glued["pos-long-length"] and np.diff(p) == pytest.approx(1 / (defaults.N - 1))
+    q = ns["query"]
+    two_away = int(np.argmin(np.abs(p - (p[q] + 2))))
+    assert ns["long_rope_weights"][q, two_away] == pytest.approx(ns["long_rope_weights"][q, q], rel=1e-9)
+    assert glued["pos-long-query"] == pytest.approx(0.5, abs=0.01)
+    assert 0.45 < glued["pos-long-far"] < 0.55
+    assert rotary.far_share(ns["long_gauss_weights"], p, 1.0)[q] < 1e-12, "the Gaussian head: none"
+
+
+def test_on_the_books_sine_the_copies_help_and_on_another_period_they_hurt(chapter):
+    glued = chapter.glued
+    assert glued["pos-long-rope-book"] < glued["pos-long-gauss-book"]
+    assert not float(2 / glued["pos-long-period"]).is_integer(), "the period does not divide the kernel's, 2"
+    assert glued["pos-long-rope"] > 3 * glued["pos-long-gauss"]
+
+
+# --- ALiBi --------------------------------------------------------------------------------------
+
+
+def test_the_score_ranks_are_three_two_and_full(chapter):
+    glued = chapter.glued
+    assert (glued["pos-rank-gauss"], glued["pos-rank-cos"], glued["pos-rank-lap"]) == (3, 2, glued["pos-n"])
+    assert glued["pos-n"] == defaults.N
+    assert glued["pos-rank-smallest"] > 1e3 * defaults.N * np.finfo(float).eps, "far above rounding"
+
+
+def test_sympy_confirms_the_determinant_of_the_distances(chapter):
+    assert chapter.namespace["closed_form_holds"] is True
+    assert chapter.glued["pos-det-holds"] is True and chapter.glued["pos-det-largest"] == 5
+
+
+def test_a_term_of_the_query_alone_lowers_the_rank_of_the_distances_by_one_at_most(chapter):
+    p = chapter.namespace["positions"]
+    rng = np.random.default_rng(defaults.SEED)
+    for _ in range(5):
+        scores = -np.abs(p[:, None] - p[None, :]) + rng.normal(size=(p.size, 1))
+        assert np.linalg.matrix_rank(scores) >= p.size - 1
+
+
+def test_leave_one_out_chooses_each_heads_setting(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    p, s = ns["positions"], ns["noisy"]
+    assert glued["pos-loo-tau"] == sa.choose_temperature(s, p)[0]
+    assert glued["pos-loo-slope"] == 1 / sa.choose_temperature(s, p, kernel="laplace")[0]
+    assert glued["pos-loo-gauss"] < glued["pos-loo-alibi"]
+
+
+def test_over_other_draws_the_gaussian_head_smooths_better(chapter):
+    glued = chapter.glued
+    assert glued["pos-draws"] == 20
+    assert glued["pos-draws-gauss-wins"] >= 0.9 * glued["pos-draws"]
+    assert glued["pos-draws-ratio"] > 1
+
+
+def test_at_equal_width_the_laplace_row_piles_its_weight_near_the_query(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    assert glued["pos-equal-slope"] == pytest.approx(np.sqrt(2) / ns["h"])
+    assert glued["pos-equal-laplace"] < glued["pos-equal-gauss"]
+    assert glued["pos-equal-ratio"] == pytest.approx(glued["pos-equal-theory"], rel=0.03)
+    p, middle = ns["positions"], defaults.N // 2
+    laplace = positional.alibi_head(np.zeros_like(p), p, glued["pos-equal-slope"])[1][middle]
+    gauss = ns["gauss_weights"][middle]
+    near = slice(middle - 1, middle + 2)
+    assert np.all(laplace[near] > gauss[near]), "the query and its nearest neighbours"
+
+
+def test_alibi_extrapolates_as_the_gaussian_head_does(chapter):
+    glued = chapter.glued
+    assert glued["pos-long-alibi"] == pytest.approx(glued["pos-long-gauss"], rel=0.2)
+    assert glued["pos-long-alibi"] < glued["pos-long-rope"] / 3
+
+
+# --- causal masks -------------------------------------------------------------------------------
+
+
+def test_the_causal_head_lags_by_about_a_half_bells_mean(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    np.testing.assert_array_equal(ns["mask"], np.tri(defaults.N, dtype=bool))
+    assert glued["pos-h"] == temperature_to_bandwidth(defaults.TEMPERATURE)
+    assert glued["pos-lag-theory"] == pytest.approx(glued["pos-h"] * np.sqrt(2 / np.pi))
+    assert 0.85 * glued["pos-lag-theory"] < glued["pos-lag"] < glued["pos-lag-theory"], "a little less"
+
+
+def test_most_of_the_causal_error_is_the_delay(chapter):
+    glued = chapter.glued
+    assert glued["pos-causal-rmse"] > 2 * glued["pos-gauss-rmse"]
+    assert glued["pos-causal-delayed"] < glued["pos-causal-rmse"] / 2
+
+
+def test_an_offset_trades_lag_for_neighbours_and_the_best_one_is_in_between(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    sweep = ns["offset_sweep"]
+    assert np.all(np.diff(sweep["lag"]) < 0) and np.all(np.diff(sweep["neighbours"]) < 0)
+    best = ns["best"]
+    assert 0 < best < len(ns["offsets"]) - 1, "the error falls to a minimum and rises again"
+    assert np.all(np.diff(sweep["rmse"][best:]) > 0), "past that offset the noise costs more than the lag saves"
+    assert glued["pos-delta"] == ns["offsets"][best]
+    assert glued["pos-delta-lag"] < glued["pos-lag"] == sweep["lag"][0]
+    assert glued["pos-delta-rmse"] < glued["pos-causal-rmse"]
+    assert glued["pos-delta-neighbours"] < glued["pos-causal-neighbours"]
+    assert glued["pos-delta-noise"] == pytest.approx(defaults.SIGMA / np.sqrt(glued["pos-delta-neighbours"]))
+    assert glued["pos-delta-noise"] > glued["pos-causal-noise"]
+
+
+def test_a_narrower_band_with_as_many_neighbours_lags_about_as_little(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    assert glued["pos-narrow-tau"] < defaults.TEMPERATURE
+    narrow = causal.offset_sweep(ns["noisy"], ns["clean"], ns["positions"], glued["pos-narrow-tau"], [0.0])
+    assert narrow["neighbours"][0] == pytest.approx(glued["pos-delta-neighbours"], rel=1e-6)
+    assert glued["pos-narrow-lag"] == pytest.approx(glued["pos-delta-lag"], rel=0.15)
+    assert glued["pos-narrow-rmse"] == pytest.approx(glued["pos-delta-rmse"], rel=0.1)
+
+
+@given(st.floats(1e-4, 0.05), st.floats(0.0, 0.3))
+def test_on_a_rising_signal_a_causal_head_stays_below_the_present_value(tau, delta):
+    """Non-negative weights, all on the past: no causal head can get ahead of a rising signal."""
+    p = np.linspace(0, 1, 40)
+    rising = p**2 + p  # increasing
+    output, _ = sa.gaussian_head(rising, p, tau, offset=delta, mask=causal_mask(40))
+    assert np.all(output <= rising + 1e-15)
+
+
+# --- predicting the next sample -----------------------------------------------------------------
+
+
+def test_no_row_of_a_causal_head_sees_the_sample_it_predicts(chapter):
+    weights = chapter.namespace["causal_weights"]
+    assert np.all(np.diag(weights, k=1) == 0.0)
+
+
+def test_the_next_sample_head_is_chosen_by_its_own_error(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    errors = causal.next_token_errors(ns["noisy"], ns["positions"], DEFAULT_CANDIDATES)
+    assert glued["pos-next-tau"] == DEFAULT_CANDIDATES[np.argmin(errors)]
+    assert glued["pos-next-noisy"] == pytest.approx(np.sqrt(errors.min()), rel=1e-12)
+
+
+def test_the_next_sample_error_is_close_to_sigma_and_the_clean_one_below(chapter):
+    glued = chapter.glued
+    assert glued["pos-sigma"] == defaults.SIGMA
+    assert glued["pos-next-noisy"] == pytest.approx(defaults.SIGMA, rel=0.1)
+    assert glued["pos-next-clean"] < min(defaults.SIGMA, glued["pos-next-noisy"])
+    assert glued["pos-two-sigma"] == np.sqrt(2) * defaults.SIGMA
+    assert glued["pos-next-copy"] == pytest.approx(glued["pos-two-sigma"], rel=0.1)
+    assert glued["pos-next-copy"] > glued["pos-next-noisy"]
+
+
+def test_on_other_draws_the_next_sample_error_stays_above_sigma_on_average():
+    """Its expectation is sigma**2 plus the clean error: the book's draw, a little below sigma, is luck."""
+    errors = [causal.next_token(s, f, p)["rmse_noisy"] ** 2
+              for p, f, s in (sa.noisy_sine(defaults.N, defaults.SIGMA, rng=seed) for seed in range(10))]
+    assert np.mean(errors) > defaults.SIGMA**2
+
+
+# --- four kernels side by side ------------------------------------------------------------------
+
+
+def test_the_four_kernels_are_at_one_width(chapter):
+    ns = chapter.namespace
+    heads = ns["heads"]
+    assert list(heads) == ["Gaussian", "cosine (sinusoidal, RoPE)", "Laplace (ALiBi)", "Gaussian, causal"]
+    middle = defaults.N // 2
+    offsets = ns["positions"] - ns["positions"][middle]
+    for name in list(heads)[:3]:  # the same standard deviation h, to 5 % (the cosine to its quartic term)
+        row = heads[name][1][middle]
+        assert np.sqrt(np.sum(row * offsets**2)) == pytest.approx(ns["h"], rel=0.05), name
+
+
+def test_three_kernels_smooth_alike_and_the_causal_one_trails(chapter):
+    errors, glued = chapter.namespace["errors"], chapter.glued
+    three = list(errors.values())[:3]
+    assert glued["pos-three-spread"] == max(three) - min(three) < 0.01
+    assert errors["Gaussian, causal"] > 2 * max(three)
+    assert errors["Gaussian"] == rmse(chapter.namespace["gauss_output"], chapter.namespace["clean"])
+
+
+def test_the_glued_numbers_are_plain_python_numbers(chapter):
+    """myst-nb formats floats and ints, not numpy scalars: each glued number must be one."""
+    numbers = {name: value for name, value in chapter.glued.items() if not name.startswith("fig-")}
+    assert all(type(value) in (float, int, bool) for value in numbers.values()), \
+        {name: type(value) for name, value in numbers.items() if type(value) not in (float, int, bool)}
