@@ -9,7 +9,7 @@ positions through ``p_i - p_j`` only: a kernel.
   ``PE(p) = [cos omega_1 p, sin omega_1 p, ..., cos omega_F p, sin omega_F p]``, and
   projections that give the score
 
-  .. math:: q_i \cdot k_j = \rho_1 \cos(\omega_1 (p_i - p_j)) + \dots + \rho_F \cos(\omega_F (p_i - p_j)).
+  .. math:: q_i \cdot k_j = \xi_1 \cos(\omega_1 (p_i - p_j)) + \dots + \xi_F \cos(\omega_F (p_i - p_j)).
 
 * **Rotary encodings** (RoPE, Su et al.): tokens ``[s, 1]``, whose query and
   key are rotated, each pair of coordinates by its own angle ``omega p``; the same
@@ -17,10 +17,10 @@ positions through ``p_i - p_j`` only: a kernel.
 * **ALiBi** (Press et al.): tokens ``[s]``, no position in them at all, and
   the bias ``-b |p_i - p_j|`` added to the scores: a Laplace kernel.
 
-The cosine heads divide their scores by 1: the amplitudes ``rho_n`` do the
-temperature's job. Near the diagonal ``rho cos(omega u) = rho - rho omega**2 u**2 / 2
+The cosine heads divide their scores by 1: the amplitudes ``lam_n`` do the
+temperature's job. Near the diagonal ``xi cos(omega u) = xi - xi omega**2 u**2 / 2
 + ...``, so one frequency gives the engineered head's Gaussian band at the
-temperature ``2 / (rho omega**2)`` (:func:`gaussian_amplitude`); the band decreases
+temperature ``2 / (xi omega**2)`` (:func:`gaussian_amplitude`); the band decreases
 with distance over the whole span of the positions while ``omega`` times the span
 is at most ``pi`` (:func:`alias_free_frequency`).
 
@@ -74,12 +74,12 @@ def sinusoidal_head_weights(amplitudes):
     ``cos(omega p_i) cos(omega p_j) + sin(omega p_i) sin(omega p_j) = cos(omega (p_i - p_j))``
     does the rest:
 
-    .. math:: q_i \cdot k_j = \rho_1 \cos(\omega_1 (p_i - p_j)) + \dots + \rho_F \cos(\omega_F (p_i - p_j))
+    .. math:: q_i \cdot k_j = \xi_1 \cos(\omega_1 (p_i - p_j)) + \dots + \xi_F \cos(\omega_F (p_i - p_j))
 
     Parameters
     ----------
     amplitudes : array_like, shape (F,)
-        ``rho_1, ..., rho_F``, finite.
+        ``lam_1, ..., lam_F``, finite.
 
     Returns
     -------
@@ -88,10 +88,10 @@ def sinusoidal_head_weights(amplitudes):
     W_V : ndarray, shape (1 + 2 F, 1)
         ``W_V`` copies the signal, the first column of the token.
     """
-    rho = _as_amplitudes(amplitudes)
-    root = np.repeat(np.sqrt(np.abs(rho)), 2)  # (2F,): one entry per coordinate of the pairs
+    xi = _as_amplitudes(amplitudes)
+    root = np.repeat(np.sqrt(np.abs(xi)), 2)  # (2F,): one entry per coordinate of the pairs
     W_K = np.vstack([np.zeros((1, root.size)), np.diag(root)])  # (1 + 2F, 2F): the signal row is 0
-    W_Q = W_K * np.repeat(np.sign(rho), 2)  # the sign of rho_n rides on the query
+    W_Q = W_K * np.repeat(np.sign(xi), 2)  # the sign of lam_n rides on the query
     W_V = np.zeros((root.size + 1, 1))
     W_V[0, 0] = 1.0
     return W_Q, W_K, W_V
@@ -101,7 +101,7 @@ def sinusoidal_head(signal, positions, frequencies, amplitudes, *, mask=None):
     r"""Run the head on tokens ``[s, PE(p)]``: a smoother whose kernel is a sum of cosines.
 
     .. math:: \text{output}_i = \sum_j a_{ij} s_j, \qquad
-        a_{ij} \propto \exp\!\big(\rho_1 \cos(\omega_1 (p_i - p_j)) + \dots + \rho_F \cos(\omega_F (p_i - p_j))\big)
+        a_{ij} \propto \exp\!\big(\xi_1 \cos(\omega_1 (p_i - p_j)) + \dots + \xi_F \cos(\omega_F (p_i - p_j))\big)
 
     The scores are divided by 1: the amplitudes play the part of ``1 / tau``.
 
@@ -112,7 +112,7 @@ def sinusoidal_head(signal, positions, frequencies, amplitudes, *, mask=None):
     frequencies : array_like, shape (F,)
         ``omega_n > 0``.
     amplitudes : array_like, shape (F,)
-        ``rho_n``, finite.
+        ``lam_n``, finite.
     mask : array_like of bool, shape (n, n), optional
         Passed to :func:`~selfattention.core.attention`; ``False`` entries get weight 0.
 
@@ -128,11 +128,11 @@ def sinusoidal_head(signal, positions, frequencies, amplitudes, *, mask=None):
         cosines could move the weights by more than
         :data:`~selfattention.head.ROUNDING_TOLERANCE`.
     """
-    s, p, omega, rho = _cosine_inputs(signal, positions, frequencies, amplitudes)
+    s, p, omega, xi = _cosine_inputs(signal, positions, frequencies, amplitudes)
     X = np.column_stack([s, sinusoidal_encoding(p, omega)])  # (n, 1 + 2F): [s, PE(p)]
-    W_Q, W_K, W_V = sinusoidal_head_weights(rho)
+    W_Q, W_K, W_V = sinusoidal_head_weights(xi)
     output, weights = attention(X @ W_Q, X @ W_K, X @ W_V, 1.0, mask=mask)
-    _check_cosine_rounding(p, omega, rho, weights)
+    _check_cosine_rounding(p, omega, xi, weights)
     return output[:, 0], weights  # (n,), (n, n)
 
 
@@ -186,15 +186,15 @@ def rotary_head_weights(amplitudes):
     square root of the pair's amplitude's size (times its sign, in the
     query). Rotated by ``omega p``, that pair is ``[cos omega p, sin omega p]``
     times the same root, the sinusoidal encoding's pair, so for a pair of
-    frequency ``omega`` and amplitude ``rho``
+    frequency ``omega`` and amplitude ``xi``
 
     .. math:: q_i \operatorname{rot}(\omega p_i) \cdot k_j \operatorname{rot}(\omega p_j)
-        = \rho \cos(\omega (p_i - p_j)) .
+        = \xi \cos(\omega (p_i - p_j)) .
 
     Parameters
     ----------
     amplitudes : array_like, shape (F,)
-        ``rho_n``, finite.
+        ``lam_n``, finite.
 
     Returns
     -------
@@ -202,11 +202,11 @@ def rotary_head_weights(amplitudes):
     W_K : ndarray, shape (2, 2 F)
     W_V : ndarray, shape (2, 1)
     """
-    rho = _as_amplitudes(amplitudes)
-    W_K = np.zeros((2, 2 * rho.size))
-    W_K[1, 0::2] = np.sqrt(np.abs(rho))  # the constant feature, to the first coordinate of each pair
+    xi = _as_amplitudes(amplitudes)
+    W_K = np.zeros((2, 2 * xi.size))
+    W_K[1, 0::2] = np.sqrt(np.abs(xi))  # the constant feature, to the first coordinate of each pair
     W_Q = W_K.copy()
-    W_Q[1, 0::2] *= np.sign(rho)
+    W_Q[1, 0::2] *= np.sign(xi)
     return W_Q, W_K, np.array([[1.0], [0.0]])
 
 
@@ -226,12 +226,12 @@ def rotary_head(signal, positions, frequencies, amplitudes, *, mask=None):
     output : ndarray, shape (n,)
     weights : ndarray, shape (n, n)
     """
-    s, p, omega, rho = _cosine_inputs(signal, positions, frequencies, amplitudes)
+    s, p, omega, xi = _cosine_inputs(signal, positions, frequencies, amplitudes)
     X = np.column_stack([s, np.ones_like(s)])  # (n, 2): [s, 1]
-    W_Q, W_K, W_V = rotary_head_weights(rho)
+    W_Q, W_K, W_V = rotary_head_weights(xi)
     Q, K = rotate(X @ W_Q, p, omega), rotate(X @ W_K, p, omega)  # (n, 2F) each
     output, weights = attention(Q, K, X @ W_V, 1.0, mask=mask)
-    _check_cosine_rounding(p, omega, rho, weights)
+    _check_cosine_rounding(p, omega, xi, weights)
     return output[:, 0], weights  # (n,), (n, n)
 
 
@@ -306,11 +306,11 @@ def alibi_head(signal, positions, slope, *, mask=None):
 def gaussian_amplitude(frequency, temperature) -> float:
     r"""The amplitude whose cosine matches the Gaussian band at ``temperature`` near the diagonal.
 
-    .. math:: \rho \cos(\omega u) = \rho - \tfrac12 \rho\, \omega^2 u^2 + \dots,
-        \qquad -\tfrac12 \rho\, \omega^2 u^2 = -\frac{u^2}{\tau}
-        \iff \rho = \frac{2}{\tau\, \omega^2}
+    .. math:: \xi \cos(\omega u) = \xi - \tfrac12 \xi\, \omega^2 u^2 + \dots,
+        \qquad -\tfrac12 \xi\, \omega^2 u^2 = -\frac{u^2}{\tau}
+        \iff \xi = \frac{2}{\tau\, \omega^2}
 
-    (``u = p_i - p_j``; the constant ``rho`` is the same for every key of a
+    (``u = p_i - p_j``; the constant ``xi`` is the same for every key of a
     row, which the softmax ignores).
 
     Parameters
@@ -327,8 +327,8 @@ def gaussian_amplitude(frequency, temperature) -> float:
     omega = as_temperature(frequency, "frequency")
     tau = as_temperature(temperature, "temperature")
     with np.errstate(over="ignore"):
-        rho = np.float64(2.0) / tau / omega / omega  # divided in turn: omega**2 alone may underflow to 0
-    return float(finite_result(rho, "frequency and temperature: the amplitude 2 / (tau omega**2) overflows"))
+        xi = np.float64(2.0) / tau / omega / omega  # divided in turn: omega**2 alone may underflow to 0
+    return float(finite_result(xi, "frequency and temperature: the amplitude 2 / (tau omega**2) overflows"))
 
 
 def alias_free_frequency(positions) -> float:
@@ -373,10 +373,10 @@ def _as_frequencies(frequencies) -> np.ndarray:
 
 
 def _as_amplitudes(amplitudes) -> np.ndarray:
-    rho = as_array(amplitudes, "amplitudes", ndim=1)
-    if rho.size == 0:
+    xi = as_array(amplitudes, "amplitudes", ndim=1)
+    if xi.size == 0:
         raise ValueError("amplitudes must hold at least one amplitude")
-    return rho
+    return xi
 
 
 def _angles(p: np.ndarray, omega: np.ndarray) -> np.ndarray:
@@ -389,14 +389,14 @@ def _angles(p: np.ndarray, omega: np.ndarray) -> np.ndarray:
 def _cosine_inputs(signal, positions, frequencies, amplitudes):
     """The cosine heads' arguments checked, the positions centred (their scores depend on differences only)."""
     s, p = as_series(signal=signal, positions=positions)
-    omega, rho = _as_frequencies(frequencies), _as_amplitudes(amplitudes)
-    if omega.size != rho.size:
-        raise ValueError(f"frequencies and amplitudes must have the same length, got {omega.size} and {rho.size}")
+    omega, xi = _as_frequencies(frequencies), _as_amplitudes(amplitudes)
+    if omega.size != xi.size:
+        raise ValueError(f"frequencies and amplitudes must have the same length, got {omega.size} and {xi.size}")
     memory.require_matrix(p.size, p.size, "positions")
-    return s, centre_positions(p), omega, rho
+    return s, centre_positions(p), omega, xi
 
 
-def _check_cosine_rounding(centred, omega, rho, weights) -> None:
+def _check_cosine_rounding(centred, omega, xi, weights) -> None:
     r"""Raise unless the rounding of the cosine scores moves every row of weights by at most the tolerance.
 
     Each angle ``omega_n p`` is rounded to ``eps/2`` of itself and each
@@ -405,12 +405,12 @@ def _check_cosine_rounding(centred, omega, rho, weights) -> None:
     square roots, the products and the sum of ``2F`` terms, every score is
     off by at most
 
-    .. math:: \eta = (8 + 2F)\, \varepsilon \sum_n |\rho_n| (1 + \omega_n P).
+    .. math:: \eta = (8 + 2F)\, \varepsilon \sum_n |\xi_n| (1 + \omega_n P).
     """
     with np.errstate(over="ignore", invalid="ignore"):
         P = float(np.max(np.abs(centred)))
-        eta = (8 + 2 * omega.size) * _EPS * float(np.sum(np.abs(rho) * (1 + omega * P)))
-    _refuse(eta, weights, f"amplitudes up to {np.max(np.abs(rho)):.3g} with frequencies up to {np.max(omega):.3g} "
+        eta = (8 + 2 * omega.size) * _EPS * float(np.sum(np.abs(xi) * (1 + omega * P)))
+    _refuse(eta, weights, f"amplitudes up to {np.max(np.abs(xi)):.3g} with frequencies up to {np.max(omega):.3g} "
                           f"are too large for positions spanning {2 * P:.3g}")
 
 

@@ -11,7 +11,7 @@ the bilateral head's (:mod:`~selfattention.bilateral`) to make it
 
 the head at an offset ``delta`` to make it ``-(p_i + delta - p_j)**2``,
 and the positional encodings' (:mod:`~selfattention.positional`) to make it
-a function of ``p_i - p_j`` alone: ``rho cos(omega (p_i - p_j))`` for the
+a function of ``p_i - p_j`` alone: ``xi cos(omega (p_i - p_j))`` for the
 sinusoidal head, a rotated query and key for RoPE. ALiBi's ``-|p_i - p_j|``
 is no finite sum of products: the matrix of distances has full rank
 (:func:`distance_determinant`).
@@ -332,7 +332,7 @@ def is_offset_squared_distance() -> bool:
 # --- positional encodings (selfattention.positional) --------------------------------------------
 
 #: A frequency, an amplitude, and a difference of positions ``u = p_i - p_j``.
-omega, rho, u = sp.symbols("omega rho u", real=True)
+omega, xi, u = sp.symbols("omega xi u", real=True)
 
 
 def symbolic_sinusoidal_score():
@@ -340,10 +340,10 @@ def symbolic_sinusoidal_score():
 
     The tokens are ``x = [s, cos(omega p), sin(omega p)]``; the projections
     are :func:`~selfattention.positional.sinusoidal_head_weights` at
-    amplitude 1, the query then multiplied by ``rho``:
+    amplitude 1, the query then multiplied by ``xi``:
 
-    .. math:: q_i \cdot k_j = \rho \cos \omega p_i \cos \omega p_j + \rho \sin \omega p_i \sin \omega p_j
-        = \rho \cos(\omega (p_i - p_j))
+    .. math:: q_i \cdot k_j = \xi \cos \omega p_i \cos \omega p_j + \xi \sin \omega p_i \sin \omega p_j
+        = \xi \cos(\omega (p_i - p_j))
 
     Returns
     -------
@@ -353,7 +353,7 @@ def symbolic_sinusoidal_score():
         Their sum, simplified.
     """
     unit_Q, unit_K, _ = sinusoidal_head_weights([1.0])
-    W_Q, W_K = exact_matrix(unit_Q, name="W_Q") * rho, exact_matrix(unit_K, name="W_K")  # (3, 2) each
+    W_Q, W_K = exact_matrix(unit_Q, name="W_Q") * xi, exact_matrix(unit_K, name="W_K")  # (3, 2) each
 
     def row(s, p):
         return sp.Matrix([[s, sp.cos(omega * p), sp.sin(omega * p)]])
@@ -364,16 +364,16 @@ def symbolic_sinusoidal_score():
 
 
 def is_cosine_of_the_difference() -> bool:
-    """True when the sinusoidal head's score minus ``rho cos(omega (p_i - p_j))`` simplifies to 0."""
+    """True when the sinusoidal head's score minus ``xi cos(omega (p_i - p_j))`` simplifies to 0."""
     _, score = symbolic_sinusoidal_score()
-    return sp.simplify(sp.expand_trig(score - rho * sp.cos(omega * (p_i - p_j)))) == 0
+    return sp.simplify(sp.expand_trig(score - xi * sp.cos(omega * (p_i - p_j)))) == 0
 
 
 def cosine_expansion(order=6):
     r"""The cosine score near the diagonal, and the temperature whose Gaussian it matches.
 
-    .. math:: \rho \cos(\omega u) = \rho - \frac{\rho\, \omega^2 u^2}{2} + \frac{\rho\, \omega^4 u^4}{24} + \dots,
-        \qquad -\frac{\rho\, \omega^2 u^2}{2} = -\frac{u^2}{\tau} \iff \tau = \frac{2}{\rho\, \omega^2}
+    .. math:: \xi \cos(\omega u) = \xi - \frac{\xi\, \omega^2 u^2}{2} + \frac{\xi\, \omega^4 u^4}{24} + \dots,
+        \qquad -\frac{\xi\, \omega^2 u^2}{2} = -\frac{u^2}{\tau} \iff \tau = \frac{2}{\xi\, \omega^2}
 
     Parameters
     ----------
@@ -390,7 +390,7 @@ def cosine_expansion(order=6):
     order = as_count(order, "order", minimum=3)
     if order > 40:
         raise ValueError(f"order must be at most 40, got {order}")
-    series = sp.series(rho * sp.cos(omega * u), u, 0, order).removeO()
+    series = sp.series(xi * sp.cos(omega * u), u, 0, order).removeO()
     tau = sp.Symbol("tau", positive=True)
     (temperature,) = sp.solve(sp.Eq(series.coeff(u, 2), -1 / tau), tau)
     return series, temperature

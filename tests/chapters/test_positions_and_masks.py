@@ -50,9 +50,9 @@ def test_a_shift_of_every_position_changes_the_scores_by_rounding_only(chapter):
 def test_the_amplitude_matches_the_books_temperature(chapter):
     glued, ns = chapter.glued, chapter.namespace
     assert ns["one_frequency"] == np.pi, "the largest frequency the rule allows on positions spanning 1"
-    assert glued["pos-rho"] == pytest.approx(2 / (defaults.TEMPERATURE * np.pi**2), rel=1e-15)
-    omega, rho = sorted(ns["matched"].free_symbols, key=str)
-    assert float(ns["matched"].subs({omega: np.pi, rho: glued["pos-rho"]})) == pytest.approx(defaults.TEMPERATURE)
+    assert glued["pos-xi"] == pytest.approx(2 / (defaults.TEMPERATURE * np.pi**2), rel=1e-15)
+    omega, xi = sorted(ns["matched"].free_symbols, key=str)
+    assert float(ns["matched"].subs({omega: np.pi, xi: glued["pos-xi"]})) == pytest.approx(defaults.TEMPERATURE)
 
 
 def test_one_cosine_is_close_to_the_gaussian_band_and_closer_at_a_lower_frequency(chapter):
@@ -91,8 +91,8 @@ def test_the_dip_at_two_pi_is_the_ends_attending_to_each_other(chapter):
     ns, glued = chapter.namespace, chapter.glued
     assert glued["pos-sin-rmse-two"] < glued["pos-gauss-rmse"]
     p, s, f = ns["positions"], ns["noisy"], ns["clean"]
-    rho = positional.gaussian_amplitude(2 * np.pi, ns["tau"])
-    output, weights = positional.sinusoidal_head(s, p, [2 * np.pi], [rho])
+    xi = positional.gaussian_amplitude(2 * np.pi, ns["tau"])
+    output, weights = positional.sinusoidal_head(s, p, [2 * np.pi], [xi])
     assert weights[0, -1] == pytest.approx(weights[0, 0], rel=1e-12), "a period, 1, away: the query's own weight"
     ends = [0, -1]
     assert np.all(np.abs(output[ends] - f[ends]) < np.abs(ns["gauss_output"][ends] - f[ends])), "no one-sided pull"
@@ -131,12 +131,12 @@ def test_random_projections_break_the_sinusoidal_heads_invariance_and_not_ropes(
 
 def test_the_rotated_constant_is_the_sinusoidal_encoding(chapter):
     ns = chapter.namespace
-    p, rho = ns["positions"], ns["rho"]
+    p, xi = ns["positions"], ns["xi"]
     X = np.column_stack([ns["noisy"], np.ones_like(p)])
-    W_Q, W_K, _ = positional.rotary_head_weights([rho])
+    W_Q, W_K, _ = positional.rotary_head_weights([xi])
     assert W_Q.shape == (2, 2), "two numbers per token, whatever the number of frequencies"
     rotated = positional.rotate(X @ W_K, p, [np.pi])
-    np.testing.assert_allclose(rotated, np.sqrt(rho) * positional.sinusoidal_encoding(p, [np.pi]), rtol=0,
+    np.testing.assert_allclose(rotated, np.sqrt(xi) * positional.sinusoidal_encoding(p, [np.pi]), rtol=0,
                                atol=1e-14)
 
 

@@ -34,8 +34,8 @@ def kernel_smoother(signal, positions, score):
     return weights @ signal, weights
 
 
-def cosine_score(omegas, rhos):
-    return lambda u: sum(rho * np.cos(omega * u) for omega, rho in zip(omegas, rhos, strict=True))
+def cosine_score(omegas, xis):
+    return lambda u: sum(xi * np.cos(omega * u) for omega, xi in zip(omegas, xis, strict=True))
 
 
 # --- the sinusoidal head ------------------------------------------------------------------------
@@ -52,21 +52,21 @@ def test_the_sinusoidal_score_is_unchanged_by_a_shift_of_every_position(p, omega
     """Its scores depend on p_i - p_j only, to rounding.
 
     Each entry of the encoding is off by at most eps (1 + |omega p|) (the angle rounded, then its cosine);
-    a score sums 2F such products times rho, so it is off by at most about 4 eps (1 + max |omega p|)
-    of sum |rho|, the largest score. Here |omega p| <= 10 * 102: the bound is 1e-12 of the largest score.
+    a score sums 2F such products times xi, so it is off by at most about 4 eps (1 + max |omega p|)
+    of sum |xi|, the largest score. Here |omega p| <= 10 * 102: the bound is 1e-12 of the largest score.
     """
-    rho = np.linspace(1.0, 2.0, omega.size)
+    xi = np.linspace(1.0, 2.0, omega.size)
     from selfattention.studies.sinusoidal import shift_gap
 
-    assert shift_gap(p, omega, rho, shift) <= 1e-12
+    assert shift_gap(p, omega, xi, shift) <= 1e-12
 
 
 @given(signals_on_positions(min_size=2, max_size=12), frequencies, st.floats(0.1, 20.0))
 def test_the_sinusoidal_head_is_a_kernel_smoother_of_a_sum_of_cosines(sig_pos, omega, scale):
     signal, p = sig_pos
-    rho = scale * np.linspace(1.0, -0.5, omega.size)  # a negative amplitude rides on the query's sign
-    output, weights = positional.sinusoidal_head(signal, p, omega, rho)
-    ref_output, ref_weights = kernel_smoother(signal, p, cosine_score(omega, rho))
+    xi = scale * np.linspace(1.0, -0.5, omega.size)  # a negative amplitude rides on the query's sign
+    output, weights = positional.sinusoidal_head(signal, p, omega, xi)
+    ref_output, ref_weights = kernel_smoother(signal, p, cosine_score(omega, xi))
     # The scores are below 20 * 3 in size: their rounding (about 1e-13 of 60) moves the weights by less than 1e-11.
     np.testing.assert_allclose(weights, ref_weights, rtol=0, atol=1e-11)
     np.testing.assert_allclose(output, ref_output, rtol=0, atol=1e-11 * (1 + np.abs(signal).max()))
@@ -86,7 +86,7 @@ def test_the_matched_cosine_approaches_the_gaussian_band_as_the_frequency_falls(
     p, tau = np.linspace(0, 1, 60), 0.005
     _, gauss = sa.gaussian_head(np.zeros(60), p, tau)
     _, cosine = positional.sinusoidal_head(np.zeros(60), p, [omega], [positional.gaussian_amplitude(omega, tau)])
-    # The first difference is the quartic rho omega**4 u**4 / 24 = omega**2 u**4 / (12 tau): within the band
+    # The first difference is the quartic xi omega**4 u**4 / 24 = omega**2 u**4 / (12 tau): within the band
     # (u <= 3 h) it is below omega**2 81 tau / 48, which bounds the change of the weights, relatively.
     assert np.max(np.abs(cosine - gauss)) <= omega**2 * 81 * tau / 48 * gauss.max()
 
@@ -161,9 +161,9 @@ def test_rotated_scores_are_unchanged_by_a_shift_of_every_position_whatever_the_
 @given(signals_on_positions(min_size=2, max_size=12), frequencies, st.floats(0.1, 20.0))
 def test_the_rotary_head_has_the_sinusoidal_heads_weights(sig_pos, omega, scale):
     signal, p = sig_pos
-    rho = scale * np.linspace(1.0, -0.5, omega.size)
-    out_r, w_r = positional.rotary_head(signal, p, omega, rho)
-    out_s, w_s = positional.sinusoidal_head(signal, p, omega, rho)
+    xi = scale * np.linspace(1.0, -0.5, omega.size)
+    out_r, w_r = positional.rotary_head(signal, p, omega, xi)
+    out_s, w_s = positional.sinusoidal_head(signal, p, omega, xi)
     # Both compute the same cosines of the same angles; only the order of the products can differ.
     np.testing.assert_allclose(w_r, w_s, rtol=0, atol=1e-12)
     np.testing.assert_allclose(out_r, out_s, rtol=0, atol=1e-12 * (1 + np.abs(signal).max()))
@@ -180,10 +180,10 @@ def test_far_from_the_origin_the_cosine_heads_centre_their_positions():
     """Before centring, the angle omega p at 1e8 is off by about eps 1e8 omega: the weights by 1e-6 and more."""
     p = np.arange(64) / 64  # dyadic: adding 2**27 to it is exact, and so is centring
     signal = np.sin(2 * np.pi * p)
-    omega, rho = [np.pi], [positional.gaussian_amplitude(np.pi, 0.005)]
-    _, near = positional.sinusoidal_head(signal, p, omega, rho)
+    omega, xi = [np.pi], [positional.gaussian_amplitude(np.pi, 0.005)]
+    _, near = positional.sinusoidal_head(signal, p, omega, xi)
     for head in (positional.sinusoidal_head, positional.rotary_head):
-        _, far = head(signal, p + 2.0**27, omega, rho)  # dyadic: the shift is exact
+        _, far = head(signal, p + 2.0**27, omega, xi)  # dyadic: the shift is exact
         np.testing.assert_allclose(far, near, rtol=0, atol=1e-13)
 
 
@@ -200,16 +200,16 @@ def test_the_cosine_heads_refuse_amplitudes_whose_rounding_moves_the_weights():
 def test_the_rounding_bound_of_the_cosine_scores_holds(n, omega, centre, scale):
     """The bound eta of the refusal, checked against scores computed in extended precision."""
     p = centre + np.linspace(-1.0, 1.0, n)
-    rho = scale * np.linspace(1.0, 0.3, omega.size)
+    xi = scale * np.linspace(1.0, 0.3, omega.size)
     centred = sa.head.centre_positions(p)
     E = positional.sinusoidal_encoding(centred, omega)  # as the head computes them
-    W_Q, W_K, _ = positional.sinusoidal_head_weights(rho)
+    W_Q, W_K, _ = positional.sinusoidal_head_weights(xi)
     scores = (E @ W_Q[1:]) @ (E @ W_K[1:]).T
     u = centred.astype(np.longdouble)
-    exact = sum(np.longdouble(r) * np.cos(np.longdouble(w) * (u[:, None] - u[None, :])) for w, r in zip(omega, rho,
+    exact = sum(np.longdouble(r) * np.cos(np.longdouble(w) * (u[:, None] - u[None, :])) for w, r in zip(omega, xi,
                                                                                                       strict=True))
     P = np.max(np.abs(centred))
-    eta = (8 + 2 * omega.size) * EPS * np.sum(np.abs(rho) * (1 + omega * P))
+    eta = (8 + 2 * omega.size) * EPS * np.sum(np.abs(xi) * (1 + omega * P))
     assert np.max(np.abs(scores - exact)) <= eta
 
 

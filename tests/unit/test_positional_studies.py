@@ -28,11 +28,11 @@ P, F, S = sa.noisy_sine(60, 0.3, rng=5)
 
 
 def test_the_cosine_scores_are_the_sum_of_cosines_of_the_differences():
-    omega, rho = np.array([np.pi, 1.0]), np.array([3.0, -2.0])
+    omega, xi = np.array([np.pi, 1.0]), np.array([3.0, -2.0])
     u = P[:, None] - P[None, :]
     expected = 3.0 * np.cos(np.pi * u) - 2.0 * np.cos(u)
     # Entries below 5 in size, each off by a few eps of it: 1e-14.
-    np.testing.assert_allclose(sinusoidal.cosine_scores(P, omega, rho), expected, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(sinusoidal.cosine_scores(P, omega, xi), expected, rtol=0, atol=1e-14)
 
 
 def test_the_shift_gap_sees_a_head_that_is_not_shift_invariant(monkeypatch):
@@ -63,9 +63,9 @@ def test_the_frequency_sweep_runs_the_matched_heads():
 def test_the_relative_scores_are_the_log_weights_relative_to_the_query():
     u, tau = np.array([0.0, 0.2, 1 / 3]), 0.01
     scores = sinusoidal.relative_scores(u, [3 * np.pi], tau)
-    rho = 2 / (tau * 9 * np.pi**2)
-    np.testing.assert_allclose(scores[0], rho * (np.cos(3 * np.pi * u) - 1), rtol=1e-15, atol=1e-15)
-    assert scores[0, 0] == 0 and scores[0, 2] == pytest.approx(-2 * rho)
+    xi = 2 / (tau * 9 * np.pi**2)
+    np.testing.assert_allclose(scores[0], xi * (np.cos(3 * np.pi * u) - 1), rtol=1e-15, atol=1e-15)
+    assert scores[0, 0] == 0 and scores[0, 2] == pytest.approx(-2 * xi)
 
 
 # --- rotary -------------------------------------------------------------------------------------

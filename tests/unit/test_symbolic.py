@@ -170,7 +170,7 @@ def test_sympy_derives_the_sinusoidal_score_from_the_packages_projections():
 
     terms, score = symbolic.symbolic_sinusoidal_score()
     assert len(terms) == 2
-    assert sp.simplify(score - symbolic.rho * sp.cos(symbolic.omega * (symbolic.p_i - symbolic.p_j))) == 0
+    assert sp.simplify(score - symbolic.xi * sp.cos(symbolic.omega * (symbolic.p_i - symbolic.p_j))) == 0
     assert symbolic.is_cosine_of_the_difference() is True
 
 
@@ -189,7 +189,7 @@ def test_the_cosine_expansion_matches_the_gaussian_temperature():
     from selfattention import positional, symbolic
 
     series, matched = symbolic.cosine_expansion(order=6)
-    u, w, r = symbolic.u, symbolic.omega, symbolic.rho
+    u, w, r = symbolic.u, symbolic.omega, symbolic.xi
     assert sp.expand(series - (r - r * w**2 * u**2 / 2 + r * w**4 * u**4 / 24)) == 0
     assert sp.simplify(matched - 2 / (r * w**2)) == 0
     numeric = float(matched.subs({w: np.pi, r: positional.gaussian_amplitude(np.pi, 0.005)}))

@@ -16,7 +16,7 @@ def plot_aliasing(distances, frequencies, profiles, temperature, sweep_frequenci
     r"""Cosine kernels against the Gaussian, and the error of the head as the frequency grows.
 
     Left: each frequency's score relative to the query's own,
-    :math:`\rho (\cos \omega u - 1)`, against the distance ``u``, next to
+    :math:`\xi (\cos \omega u - 1)`, against the distance ``u``, next to
     the Gaussian head's :math:`-u^2 / \tau` (dashed). Right: the error of
     the matched one-frequency head against ``omega`` times the span, in
     units of ``pi``, with the Gaussian head's error (dashed).

@@ -32,7 +32,7 @@ def score_ranks(positions, frequency) -> dict:
       most 2 (its cosine and sine parts);
     * ``"laplace"``: :math:`-|p_i - p_j|`, full rank for distinct positions.
 
-    A positive factor (``1 / tau``, ``rho``, ``b``) changes no rank, so none
+    A positive factor (``1 / tau``, ``xi``, ``b``) changes no rank, so none
     is applied. The rank is numpy's: the singular values above ``N eps``
     times the largest.
 

@@ -2,7 +2,7 @@ r"""Sinusoidal encodings as a kernel: shift invariance, the Gaussian limit, alia
 
 With hand-set projections the sinusoidal head's score is a sum of cosines of
 ``omega (p_i - p_j)`` (:mod:`~selfattention.positional`). With one frequency
-and the amplitude ``rho = 2 / (tau omega**2)`` its weights approach the
+and the amplitude ``xi = 2 / (tau omega**2)`` its weights approach the
 Gaussian head's at temperature ``tau`` as ``omega`` shrinks; once ``omega``
 times the span of the positions passes ``pi`` the cosine rises again within
 the span, and from ``2 pi`` on a token a whole period away gets the weight of
@@ -29,7 +29,7 @@ from ..positional import (
 def cosine_scores(positions, frequencies, amplitudes) -> np.ndarray:
     r"""The sinusoidal head's scores ``PE(p_i) W_Q W_K^T PE(p_j)^T``, from the positions as given.
 
-    .. math:: \rho_1 \cos(\omega_1 (p_i - p_j)) + \dots + \rho_F \cos(\omega_F (p_i - p_j))
+    .. math:: \xi_1 \cos(\omega_1 (p_i - p_j)) + \dots + \xi_F \cos(\omega_F (p_i - p_j))
 
     Unlike the head, this does not centre the positions: it is the encoding
     itself that :func:`shift_gap` tests.
@@ -122,7 +122,7 @@ def frequency_sweep(signal, clean, positions, frequencies, temperature) -> dict:
 def relative_scores(distances, frequencies, temperature) -> np.ndarray:
     r"""Each matched cosine's score at ``distances``, less its score at distance 0.
 
-    .. math:: \rho \big(\cos(\omega u) - 1\big), \qquad \rho = \frac{2}{\tau\, \omega^2}
+    .. math:: \xi \big(\cos(\omega u) - 1\big), \qquad \xi = \frac{2}{\tau\, \omega^2}
 
     the logarithm of a key's weight relative to the query's own (the
     Gaussian head's is ``-u**2 / tau``).
@@ -142,7 +142,7 @@ def relative_scores(distances, frequencies, temperature) -> np.ndarray:
     omegas = _as_frequencies(frequencies)
     tau = as_temperature(temperature, "temperature")
     with naming("frequencies", "frequency"):
-        rho = np.array([gaussian_amplitude(omega, tau) for omega in omegas])  # (m,)
+        xi = np.array([gaussian_amplitude(omega, tau) for omega in omegas])  # (m,)
     with np.errstate(over="ignore", invalid="ignore"):
-        scores = rho[:, None] * (np.cos(omegas[:, None] * u[None, :]) - 1)  # (m, d)
+        scores = xi[:, None] * (np.cos(omegas[:, None] * u[None, :]) - 1)  # (m, d)
     return finite_result(scores, "distances and frequencies: a score overflows the double range")
