@@ -19,10 +19,13 @@ theme (pydata-sphinx-theme 0.17 under sphinx-book-theme) puts on every page:
   view, and :mod:`.tab_stops` keeps the theme's script from measuring every
   code block at load (which laid them all out again);
 * scripts in ``<head>`` that block the first paint until each has arrived
-  (:func:`deferring_scripts`), a stylesheet that only imports another
+  (:func:`deferring_scripts`; not on the search page, whose own search
+  script runs as the page is parsed and needs them), a stylesheet that only imports another
   (:func:`without_import_chain`), preloads of scripts that run only after the
   page is parsed (:func:`without_script_preloads`), and sphinx-design's stylesheet and script
   on pages that use none of its components (:func:`without_unused_design`);
+* two search fields on a desktop page, the header's and the sidebar's
+  (:func:`add_templates` keeps the sidebar's);
 * a colour theme left at ``auto`` until its script runs at ``DOMContentLoaded``:
   rules keyed on ``data-theme`` (Pygments' ``line-height`` of code blocks)
   then change the layout after the first paint, which moves a page opened at
@@ -86,6 +89,8 @@ def resolving_theme_early(html: str) -> str:
 
 #: A classic script element: its attributes and its body (empty for ``<script src>``).
 SCRIPT_ELEMENT = re.compile(r"<script\b(?P<attrs>[^>]*)>(?P<body>.*?)</script>", re.S)
+#: An inline script that only declares a variable with a literal value (it needs no other script).
+DECLARATION = re.compile(r"\s*(?:let|var|const)\s+\w+\s*=\s*(?:'[^'\\]*'|\"[^\"\\]*\"|true|false|[\d.]+)\s*;?\s*")
 
 
 def deferring_scripts(html: str) -> str:
@@ -94,9 +99,12 @@ def deferring_scripts(html: str) -> str:
     A ``<script src>`` without ``defer`` or ``async`` blocks the first paint until it has arrived and
     run: on a slow network, the eight that Sphinx, sphinx-book-theme, sphinx-copybutton,
     sphinx-togglebutton and sphinx-design put in the head each waited for a round trip before the
-    page showed anything. Deferred, they run after the page is parsed, in document order; an inline
-    script among them (``DOCUMENTATION_OPTIONS.pagename = ...`` needs ``documentation_options.js``)
-    becomes a deferred ``data:`` script, so that it still runs between the same two scripts.
+    page showed anything. Deferred, they run after the page is parsed, in document order. An inline
+    script that only declares a variable with a literal value (``let toggleHintShow = '...'``) stays
+    inline: it runs first, and a deferred script that runs its set-up at once (the document is
+    parsed) finds it already set. Any other inline script (``DOCUMENTATION_OPTIONS.pagename = ...``
+    needs ``documentation_options.js``) becomes a deferred ``data:`` script, so that it still runs
+    after the scripts before it.
     """
     def deferred(found: re.Match) -> str:
         attrs, body = found["attrs"], found["body"]
@@ -104,6 +112,8 @@ def deferring_scripts(html: str) -> str:
             return found[0]
         if " src=" in attrs:
             return f"<script defer{attrs}></script>"
+        if DECLARATION.fullmatch(body):
+            return found[0]
         return f'<script defer src="data:text/javascript,{quote(body.strip())}"{attrs}></script>'
 
     return SCRIPT_ELEMENT.sub(deferred, html)
@@ -161,7 +171,15 @@ def without_unused_design(app: Sphinx, pagename: str, templatename: str, context
 
 
 def add_templates(app: Sphinx, config: Config) -> None:
+    """The template, and one search field: the primary sidebar's (``config-inited``).
+
+    pydata-sphinx-theme puts a search field in the header too (its ``navbar_persistent``, unless
+    set), so that a desktop page showed two. The sidebar's stays (on a phone, in the drawer, beside
+    the article header's search button); the search dialog, its Ctrl+K shortcut and the search page
+    do not depend on either. A book that sets ``navbar_persistent`` itself keeps its choice.
+    """
     config.templates_path.append(str(HERE / "templates"))
+    config.html_theme_options.setdefault("navbar_persistent", [])
 
 
 def theme_static_dir(app: Sphinx) -> Path:
@@ -190,7 +208,8 @@ def add_filters(app: Sphinx) -> None:
     app.config.html_static_path.append(str(HERE / "static"))
     static = theme_static_dir(app)
     check_theme_css(static)
-    app.config.html_static_path.append(str(tab_stops.write_theme_script(static, Path(app.doctreedir) / "lean_pages_static")))
+    lean_static = tab_stops.write_theme_script(static, Path(app.doctreedir) / "lean_pages_static")
+    app.config.html_static_path.append(str(lean_static))
     app.add_css_file("lean-pages.css")
     app.add_js_file("tab-stops.js", loading_method="defer")
 
