@@ -20,10 +20,11 @@ theme (pydata-sphinx-theme 0.17 under sphinx-book-theme) puts on every page:
   code block at load (which laid them all out again);
 * scripts in ``<head>`` that block the first paint until each has arrived
   (:func:`deferring_scripts`; not on the search page, whose own search
-  script runs as the page is parsed and needs them), a stylesheet that only imports another
-  (:func:`without_import_chain`), preloads of scripts that run only after the
-  page is parsed (:func:`without_script_preloads`), and sphinx-design's stylesheet and script
-  on pages that use none of its components (:func:`without_unused_design`);
+  script runs as the page is parsed and needs them), a stylesheet that only
+  imports another (:func:`without_import_chain`), preloads of scripts that
+  run only after the page is parsed (:func:`without_script_preloads`), and
+  sphinx-design's stylesheet and script on pages that use none of its
+  components (:func:`without_unused_design`);
 * two search fields on a desktop page, the header's and the sidebar's
   (:func:`add_templates` keeps the sidebar's);
 * a colour theme left at ``auto`` until its script runs at ``DOMContentLoaded``:
@@ -174,9 +175,10 @@ def add_templates(app: Sphinx, config: Config) -> None:
     """The template, and one search field: the primary sidebar's (``config-inited``).
 
     pydata-sphinx-theme puts a search field in the header too (its ``navbar_persistent``, unless
-    set), so that a desktop page showed two. The sidebar's stays (on a phone, in the drawer, beside
-    the article header's search button); the search dialog, its Ctrl+K shortcut and the search page
-    do not depend on either. A book that sets ``navbar_persistent`` itself keeps its choice.
+    set), so that a desktop page showed two; without it the theme writes no header at all. The
+    sidebar's field stays (a phone shows the article header's search button); the search dialog,
+    its Ctrl+K shortcut and the search page do not depend on either. A book that sets
+    ``navbar_persistent`` itself keeps its choice.
     """
     config.templates_path.append(str(HERE / "templates"))
     config.html_theme_options.setdefault("navbar_persistent", [])

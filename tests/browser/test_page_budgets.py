@@ -36,7 +36,6 @@ import urllib.request
 import pytest
 
 from tools import page_audit, toc
-from tools.pages_server import PagesServer
 
 BUDGET_BYTES = 700 * 1024
 #: Elements rendered (styled, laid out, painted) as a phone opens a page, before it scrolls. Every
@@ -48,13 +47,6 @@ MAX_LAYOUT_SHIFT = 0.05
 MATH_SCRIPTS = ("mathjax", "katex", "auto-render", "live-math")
 #: axe-core rule id -> why a violation of it in the theme's own chrome is accepted. None today.
 THEME_ALLOWLIST: dict[str, str] = {}
-
-
-@pytest.fixture(scope="module")
-def pages_server(site_dir):
-    server = PagesServer(site_dir)
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module")

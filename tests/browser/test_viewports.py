@@ -30,7 +30,6 @@ from __future__ import annotations
 import pytest
 
 from tools import page_audit
-from tools.pages_server import PagesServer
 
 VIEWS = {"phone": {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True,
                    "has_touch": True},
@@ -82,13 +81,6 @@ OUT_OF_VIEW = """edge => {
 # The parts content-visibility: auto applies to, marked before the style above turns it off.
 MARK_PARTS = """() => { for (const el of document.querySelectorAll('article *')) {
   if (getComputedStyle(el).contentVisibility === 'auto') el.dataset.leanContentVisibility = '1'; } }"""
-
-
-@pytest.fixture(scope="module")
-def pages_server(site_dir):
-    server = PagesServer(site_dir)
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module")
