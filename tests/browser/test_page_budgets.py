@@ -22,7 +22,8 @@ other hosts blocked (:mod:`tools.page_audit`). Then, for each page:
 * it names a favicon the site serves, and has a meta description;
 * its markup carries only what it uses: the theme's icons inline (no Font
   Awesome script or webfont), the search scripts only on the search page,
-  and every figure sized and loaded lazily.
+  and every figure sized and loaded lazily; and the toggle of a collapsed
+  first code cell says what the cell holds.
 
 Nothing here times anything: Lighthouse's timings are ``make bench``'s.
 """
@@ -252,12 +253,14 @@ PAGE_ICONS = {"angle-left", "arrow-up", "bars", "circle-half-stroke", "moon", "s
 #: page-contents toggle ("outdent") shown neither at a phone's width nor at a desktop's; the article
 #: header has the one readers see, "list".)
 NOTEBOOK_ICONS = {"angle-right", "code", "file", "list", "play", "rocket"}
+#: What the toggle of a chapter's collapsed first cell says (``_ext/page_meta``): what that cell holds.
+SET_UP_TOGGLES = {"Show the imports", "Show the imports and set-up"}
 ICON = re.compile(r'<svg class="svg-inline--fa [^"]*?fa-([a-z-]+)(?: fa-lg)?"[^>]*>'
                   r'<path fill="currentColor" d="[^"]{20,}')
 
 
 def test_pages_carry_only_what_they_use(site_dir, pages):
-    problems = {}
+    problems, set_up_toggles = {}, 0
     for path in pages:
         html = (site_dir / path).read_text()
         found = [f"Font Awesome {what}" for what in ("fontawesome.js", "fa-solid-900") if what in html]
@@ -270,6 +273,13 @@ def test_pages_carry_only_what_they_use(site_dir, pages):
             wanted = PAGE_ICONS | (NOTEBOOK_ICONS if 'class="cell' in html else set())
         if wanted - set(ICON.findall(html)):
             found.append(f"icons missing: {sorted(wanted - set(ICON.findall(html)))}")
+        toggle = re.search(r'<div class="cell tag_hide-input[^"]*">\s*<details[^>]*>\s*<summary>\s*'
+                           r'<p class="collapsed admonition-title">([^<]*)</p>', html)
+        first_cell = html.find('<div class="cell')
+        if toggle and toggle.start() == first_cell:
+            set_up_toggles += 1
+            if toggle[1] not in SET_UP_TOGGLES:
+                found.append(f"the collapsed first cell's toggle says {toggle[1]!r}")
         figures = re.findall(r'<img [^>]*src="[^"]*_images/[^"]*"[^>]*>', html)
         found += [f"figure without width/height: {tag[:120]}" for tag in figures
                   if not re.search(r'\bwidth="\d+"', tag) or not re.search(r'\bheight="\d+"', tag)]
@@ -278,3 +288,4 @@ def test_pages_carry_only_what_they_use(site_dir, pages):
             problems[path] = found
     assert problems == {}, report(problems)
     assert any("_images/" in (site_dir / p).read_text() for p in pages), "no page has a figure"
+    assert set_up_toggles, "no page has a collapsed first code cell"
