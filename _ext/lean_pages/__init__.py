@@ -64,13 +64,15 @@ def without_scripts(html: str, *names: str) -> str:
 #: The theme's inline head script that sets ``data-mode`` and ``data-theme`` (``auto`` unless stored).
 THEME_MODE_SCRIPT = re.compile(r'<script data-cfasync="false">\s*document\.documentElement\.dataset\.mode'
                                r'[^<]*</script>')
-#: Resolves ``auto`` to the reader's colour scheme, as the theme's ``setMode`` does later.
+#: Resolves ``auto`` to the reader's colour scheme, as the theme's ``setMode`` does later; marks a page
+#: opened at an anchor, whose parts lean-pages.css then renders at once.
 RESOLVE_THEME = """
   <script data-cfasync="false">
     (function (root) {
       if (root.dataset.theme === "auto") {
         root.dataset.theme = matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
       }
+      if (location.hash) root.classList.add("lean-at-anchor");  // every part rendered: lean-pages.css
     })(document.documentElement);
   </script>"""
 
