@@ -1,4 +1,4 @@
-"""Fixtures shared by the tests: the built site, served as ``make live`` serves it, and Chromium.
+"""Fixtures shared by the tests: the built site, served as ``make live`` and as GitHub Pages serve it, and Chromium.
 
 The helpers come from the repository's ``tools`` package (importable because
 ``pyproject.toml`` puts the repository root on pytest's ``pythonpath``).
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tools import ROOT, SITE, chromium
+from tools.pages_server import PagesServer
 from tools.servers import StaticServer
 
 BROWSER_TESTS = Path(__file__).parent / "browser"
@@ -38,6 +39,14 @@ def site_url(site_dir):
     """Base URL (no trailing slash) of the built site, served as ``make live`` serves it."""
     server = StaticServer(site_dir)
     yield server.url
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def pages_server(site_dir):
+    """The built site served as GitHub Pages serves it (gzip), counting the bytes it sends."""
+    server = PagesServer(site_dir)
+    yield server
     server.stop()
 
 

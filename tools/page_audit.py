@@ -5,7 +5,9 @@ GitHub Pages serves it) in a page opened by :func:`tools.chromium.open_page`
 (other hosts blocked and recorded), at a phone's viewport by default, and
 :func:`visit` returns a :class:`Visit`: the bytes the server sent until the
 network was idle (before any interaction), console errors, the layout shift,
-the state of the page's math, and the scripts requested. :func:`axe` runs
+the state of the page's math, the scripts requested, and how many elements the
+browser rendered (those outside the ``content-visibility: auto`` parts it
+skipped, and not hidden). :func:`axe` runs
 axe-core (``node_modules/axe-core``, pinned in ``package.json``) on the page.
 
 Nothing here times anything: durations belong to ``make bench`` (Lighthouse).
@@ -62,6 +64,11 @@ MATH_STATE = r"""() => {
 }"""
 
 
+# Elements of the body the browser renders: not display: none, not in a part that content-visibility skips.
+RENDERED = ("() => [...document.body.querySelectorAll('*')]"
+            ".filter(e => e.checkVisibility({contentVisibilityAuto: true})).length")
+
+
 @dataclasses.dataclass
 class Visit:
     """One page load, as the server and the browser saw it."""
@@ -74,6 +81,7 @@ class Visit:
     scripts: list[str]  # URLs of the scripts requested
     shifts: list[dict]  # layout shifts: value, time, nodes
     math: dict  # MATH_STATE
+    rendered: int  # RENDERED, after the load, before any scroll
 
     @property
     def bytes(self) -> int:
@@ -125,7 +133,8 @@ def visit(page, server, path: str) -> Visit:
     page.wait_for_timeout(SETTLE_MS)
     result = Visit(path=path, sent=server.take_sent(), errors=errors,
                    external=page.external_requests[external_before:], failed=failed, scripts=scripts,
-                   shifts=page.evaluate("window.__shifts"), math=page.evaluate(MATH_STATE))
+                   shifts=page.evaluate("window.__shifts"), math=page.evaluate(MATH_STATE),
+                   rendered=page.evaluate(RENDERED))
     for event, listener in listeners.items():
         page.remove_listener(event, listener)
     return result

@@ -7,8 +7,11 @@ HTML translator's own ``visit_image`` (registered with ``app.add_node(...,
 override=True)``) and adds the image file's intrinsic ``width`` and
 ``height`` attributes (Sphinx's :func:`~sphinx.util.images.get_image_size`;
 the stylesheet keeps ``height: auto``, so the browser only takes the aspect
-ratio from them), ``decoding="async"``, and ``loading="lazy"`` on every image
-of the page but the first, which may be in view when the page opens.
+ratio from them), ``decoding="async"``, and ``loading="lazy"``. Every image is
+lazy, the first too: a chapter opens with its idea in words (its set-up code
+collapsed), and an eager first figure further down took the bandwidth of what
+the first screen shows (on a slow network its largest paint came later); a
+lazy image in view still loads as soon as the page is laid out.
 """
 
 from __future__ import annotations
@@ -22,14 +25,14 @@ from sphinx.util.images import get_image_size
 IMG = re.compile(r"<img\b")
 
 
-def image_attributes(tag: str, size: tuple[int, int] | None, first: bool) -> str:
+def image_attributes(tag: str, size: tuple[int, int] | None) -> str:
     """``tag`` (an ``<img ...>``) with size, decoding and loading attributes it lacks."""
     extra = ""
     if size and " width=" not in tag and " height=" not in tag:
         extra += f' width="{size[0]}" height="{size[1]}"'
     if " decoding=" not in tag:
         extra += ' decoding="async"'
-    if not first and " loading=" not in tag:
+    if " loading=" not in tag:
         extra += ' loading="lazy"'
     return IMG.sub("<img" + extra, tag, count=1)
 
@@ -41,11 +44,9 @@ def visit_image(self, node: nodes.image) -> None:
     size = get_image_size(source) if "://" not in uri and os.path.isfile(source) else None
     start = len(self.body)
     type(self).visit_image(self, node)
-    first = not getattr(self, "lean_pages_images", 0)
     for index in range(start, len(self.body)):
         if IMG.search(self.body[index]):
-            self.body[index] = image_attributes(self.body[index], size, first)
-            self.lean_pages_images = getattr(self, "lean_pages_images", 0) + 1
+            self.body[index] = image_attributes(self.body[index], size)
             break
 
 

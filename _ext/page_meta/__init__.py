@@ -6,7 +6,11 @@ A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``):
   ``<summary aria-label="Toggle hidden content">`` around the visible
   "Show code cell source", and a name that differs from the visible label
   fails WCAG 2.5.3 (label in name). The node's HTML visitor is wrapped to
-  leave the ``aria-label`` out, so the name is the visible text;
+  leave the ``aria-label`` out, so the name is the visible text; and the
+  hidden source of a page's first code cell, when it sets up the chapter,
+  gets a label that says so (:func:`set_up_label`): "Show the imports" when it only imports, "Show the
+  imports and set-up" when it imports and computes, unless the cell names its
+  toggle itself (``mystnb: code_prompt_show``);
 * citation lists use ARIA roles that exist: docutils 0.21 writes each entry
   with ``role="doc-biblioentry"`` (deprecated in DPUB-ARIA 1.1, and then the
   list has no ``listitem``); the wrapped visitor writes ``role="listitem"``;
@@ -22,6 +26,7 @@ A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``):
 
 from __future__ import annotations
 
+import ast
 import html
 from pathlib import Path
 from typing import Any
@@ -39,6 +44,41 @@ HIDDEN_CELL_LABEL = ' aria-label="Toggle hidden content"'
 ROOT_PAGE = "index"
 ROOT_TEMPLATE = "root-redirect.html"
 GENERATED_PAGES = {"genindex": "Index of", "search": "Search"}
+
+
+#: What a hidden source that sets up a chapter holds: only imports, or imports and then other code.
+SET_UP_LABELS = {True: "the imports", False: "the imports and set-up"}
+
+
+def set_up_label(code: str) -> str | None:
+    """What ``code`` holds, for its toggle, if it sets up (starts with an import); else None."""
+    try:
+        statements = ast.parse(code).body
+    except SyntaxError:  # IPython magics: not plain Python, not named
+        return None
+    if not statements or not isinstance(statements[0], (ast.Import, ast.ImportFrom)):
+        return None
+    return SET_UP_LABELS[all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements)]
+
+
+def first_code_cell(document: nodes.document) -> nodes.Element | None:
+    """The page's first code cell (myst-nb's ``cell_code`` container), if it has one."""
+    return next(document.findall(lambda n: isinstance(n, nodes.container) and n.get("nb_element") == "cell_code"),
+                None)
+
+
+def named_by_content(visit):
+    """The hidden-cell visitor, the first code cell's default label replaced by :func:`set_up_label`'s."""
+    def wrapped(self, node: nodes.Element) -> None:
+        default = {key: self.config[f"nb_code_{key}"].replace("{type}", "source")
+                   for key in ("prompt_show", "prompt_hide")}
+        source = next(node.findall(nodes.literal_block), None)
+        first = "above-input" in node["classes"] and node.parent is first_code_cell(self.document)
+        label = set_up_label(source.astext()) if first and source else None
+        if label and all(node[key] == text for key, text in default.items()):
+            node["prompt_show"], node["prompt_hide"] = f"Show {label}", f"Hide {label}"
+        visit(self, node)
+    return wrapped
 
 
 def _rewritten(visit, old: str, new: str):
@@ -92,7 +132,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
 
     app.setup_extension("myst_nb")
     app.add_node(HideCodeCellNode, override=True,
-                 html=(_rewritten(visit_HideCellInput, HIDDEN_CELL_LABEL, ""), depart_HideCellInput))
+                 html=(named_by_content(_rewritten(visit_HideCellInput, HIDDEN_CELL_LABEL, "")), depart_HideCellInput))
     app.add_node(nodes.citation, override=True,
                  html=(_rewritten(lambda self, node: type(self).visit_citation(self, node),
                                   'role="doc-biblioentry"', 'role="listitem"'),

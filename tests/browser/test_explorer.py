@@ -204,9 +204,10 @@ def tap_slider(page, url, key):
     page.goto(url, wait_until="networkidle")
     page.wait_for_function(f"!!{API}")
     slider = page.locator(f"{SELECTOR} input[id$='-{key}']")
-    slider.scroll_into_view_if_needed()
     box = slider.bounding_box()
-    page.touchscreen.tap(box["x"] + 0.8 * box["width"], box["y"] + box["height"] / 2)
+    # Tapped where it is once scrolled to and laid out: the parts above it are rendered as they come
+    # into view (content-visibility), which moves it after the scroll.
+    slider.tap(position={"x": 0.8 * box["width"], "y": box["height"] / 2})
     page.wait_for_timeout(100)
 
 

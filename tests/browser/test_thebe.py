@@ -81,7 +81,8 @@ def test_thebe_init_cell_runs_on_launch(live_page):
     # thebe re-wraps the static output as text/html: only the kernel's print is stdout.
     output = cell(live_page, "thebe-init").locator(KERNEL_STDOUT)
     output.wait_for(timeout=RUN_TIMEOUT)
-    assert re.search(r"selfattention \d+\.\d+\.\d+\s+N = 100, sigma = 0\.3, tau = 0\.005", output.inner_text())
+    # Its text, not its rendered text: far below the view, the cell is not rendered (content-visibility).
+    assert re.search(r"selfattention \d+\.\d+\.\d+\s+N = 100, sigma = 0\.3, tau = 0\.005", output.text_content())
 
 
 def test_plain_cell_prints_its_output(live_page):

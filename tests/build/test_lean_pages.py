@@ -1,16 +1,31 @@
-"""``_ext/lean_pages``: the colour theme is resolved in the head, right after the theme's own mode script.
+"""``_ext/lean_pages``: what it changes in the theme's head and script, and that a changed theme fails the build.
 
-In the browser, tests/browser/test_page_budgets.py checks what this changes (the
-theme set before the first paint, no shift); here, where the script goes and
-that a theme without the script it follows fails the build.
+The colour theme is resolved right after the theme's own mode script; the
+head's scripts are deferred in their order; ``basic.css`` is linked without
+the stylesheet that only imports it; the theme's script loses its tab-stop
+pass over every code block. In the browser, tests/browser/test_page_budgets.py
+and tests/browser/test_viewports.py check what this changes (the theme set
+before the first paint, no shift, what a phone renders, no console error,
+search).
 """
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+from urllib.parse import unquote
+
 import pytest
 from sphinx.errors import ExtensionError
 
-from _ext.lean_pages import RESOLVE_THEME, resolving_theme_early
+from _ext.lean_pages import (
+    RESOLVE_THEME,
+    check_theme_css,
+    deferring_scripts,
+    resolving_theme_early,
+    tab_stops,
+    without_import_chain,
+)
 
 MODE_SCRIPT = """<script data-cfasync="false">
     document.documentElement.dataset.mode = localStorage.getItem("mode") || "auto";
@@ -28,3 +43,53 @@ def test_the_theme_is_resolved_after_the_mode_script_and_before_the_stylesheets(
 def test_a_head_without_the_mode_script_fails_the_build():
     with pytest.raises(ExtensionError, match="colour-mode script was not found"):
         resolving_theme_early(f"\n  {STYLESHEET}\n")
+
+
+# The head's scripts, deferred in their order (lean_pages.deferring_scripts).
+HEAD_SCRIPTS = """<script src="_static/documentation_options.js?v=1"></script>
+<script>let toggleHintShow = 'Click to show';</script>
+<script src="_static/togglebutton.js?v=2"></script>
+<script defer="defer" src="_static/live-code.js"></script>
+<script type="application/json" id="config">{"a": 1}</script>
+<script>DOCUMENTATION_OPTIONS.pagename = 'book/attention';</script>"""
+
+
+def test_every_script_is_deferred_in_order_and_a_literal_declaration_stays_inline():
+    html = deferring_scripts(HEAD_SCRIPTS)
+    assert html.splitlines() == [
+        '<script defer src="_static/documentation_options.js?v=1"></script>',
+        "<script>let toggleHintShow = 'Click to show';</script>",
+        '<script defer src="_static/togglebutton.js?v=2"></script>',
+        '<script defer="defer" src="_static/live-code.js"></script>',
+        '<script type="application/json" id="config">{"a": 1}</script>',
+        '<script defer src="data:text/javascript,DOCUMENTATION_OPTIONS.pagename%20%3D%20%27book/attention%27%3B">'
+        "</script>"]
+    data = re.search(r'data:text/javascript,([^"]+)', html)[1]
+    assert unquote(data) == "DOCUMENTATION_OPTIONS.pagename = 'book/attention';"
+
+
+def test_the_theme_stylesheet_that_only_imports_is_replaced_by_what_it_imports(tmp_path):
+    link = '<link href="../_static/styles/theme.css?digest=abc" rel="stylesheet" />'
+    assert without_import_chain(link) == '<link href="../_static/basic.css?digest=abc" rel="stylesheet" />'
+    (tmp_path / "styles").mkdir()
+    (tmp_path / "styles" / "theme.css").write_text('/* from basic */\n@import "../basic.css";\n')
+    check_theme_css(tmp_path)
+    (tmp_path / "styles" / "theme.css").write_text('@import "../basic.css";\nbody { color: red; }\n')
+    with pytest.raises(ExtensionError, match="holds more than"):
+        check_theme_css(tmp_path)
+
+
+def test_the_installed_themes_script_loses_exactly_its_tab_stop_pass():
+    import pydata_sphinx_theme
+
+    script = (Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / "static"
+              / tab_stops.THEME_SCRIPT).read_text()
+    call = tab_stops.TAB_STOP_CALL.search(script)
+    lean = tab_stops.without_tab_stop_pass(script)
+    assert lean.startswith(script[:call.start()] + "void 0" + script[call.end():call.end() + 5])
+    assert tab_stops.TAB_STOP_CALL.search(lean) is None and "sourceMappingURL" not in lean
+
+
+def test_a_theme_script_without_the_tab_stop_pass_fails_the_build():
+    with pytest.raises(ExtensionError, match="tab-stop pass"):
+        tab_stops.without_tab_stop_pass('(()=>{function I(){}window.addEventListener("load",I)})();')

@@ -1,7 +1,8 @@
 """Every page follows the book's rules, read from its MyST source.
 
 Every figure is glued, named ``fig-<page>-<slug>``, captioned, described by
-alt text, referenced and drawn in a hidden-input cell; every glued name is
+alt text, referenced and drawn in a hidden-input cell; a page's first code
+cell, when it sets up (starts with an import), is collapsed or not shown; every glued name is
 shown and every shown name glued; every number in the prose is glued (the
 one rule, with its listed exceptions); included source exists; no page uses
 pyplot or numpy's global random state.
@@ -62,11 +63,44 @@ STRICT_PAGES = ("learning", "content-attention", "many-heads", "positions-and-ma
 RETIRED_SYMBOLS = re.compile(r"w_\{?ij|(?<![\w\\])y_i|K_h|\\varepsilon|\\epsilon")
 
 
+#: Tags that keep a cell's source off the page's first screen: collapsed behind a toggle, or not shown.
+OFF_THE_FIRST_SCREEN = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
+
+
+def options_and_code(cell: str) -> tuple[str, str]:
+    """A code cell's options (``:key: value`` lines, or a ``---`` block) and its code."""
+    lines = cell.splitlines()
+    if lines and lines[0].strip() == "---":
+        end = lines.index("---", 1)
+        return "\n".join(lines[1:end]), "\n".join(lines[end + 1:])
+    count = next((i for i, line in enumerate(lines) if not line.startswith(":")), len(lines))
+    return "\n".join(lines[:count]), "\n".join(lines[count:])
+
+
 def _bib_years(*keys) -> int:
     years = {int(re.search(rf"@\w+\{{{key},.*?year\s*=\s*\{{(\d+)\}}", (BOOK.parent / "references.bib").read_text(),
                            re.S).group(1)) for key in keys}
     assert len(years) == 1, years
     return years.pop()
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_a_page_opens_with_its_idea_not_its_set_up(stem):
+    """The first screen, on a phone too, starts with the idea: a first code cell that imports is collapsed.
+
+    The README's convention for chapters: the set-up cell gets ``:tags: [hide-input]`` (its toggle
+    then reads "Show the imports", or "Show the imports and set-up": ``_ext/page_meta``).
+    """
+    cells = code_cells(stem)
+    if not cells:
+        return
+    options, code = options_and_code(cells[0])
+    statements = ast.parse(code).body
+    if statements and isinstance(statements[0], (ast.Import, ast.ImportFrom)):
+        tags = re.search(r"^:?tags:\s*\[([^\]]*)\]", options, re.M)
+        found = {tag.strip().strip("'\"") for tag in tags.group(1).split(",")} if tags else set()
+        assert found & OFF_THE_FIRST_SCREEN, (f"{stem}: its first code cell sets up (it imports) and is shown: "
+                                              "give it :tags: [hide-input]")
 
 
 @pytest.mark.parametrize("stem", FIGURE_PREFIXES)
