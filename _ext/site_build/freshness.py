@@ -15,6 +15,13 @@ computed by the old code. For the files of :data:`DEPENDENCIES` this module
   of being served from the cache.
 
 An edit to one chapter still re-reads and re-executes that chapter only.
+
+The pages' HTML also depends on the book's own extensions (:data:`PAGE_DEPENDENCIES`:
+their Python, templates, scripts and stylesheets, whose checksums the pages
+link with), which Sphinx does not track. Their files are noted as
+dependencies of every page as well, so that an edit there makes Sphinx read
+and write every page again; they are not in the digest, so the chapters'
+outputs still come from the cache.
 """
 
 from __future__ import annotations
@@ -33,15 +40,17 @@ logger = logging.getLogger(__name__)
 
 # What the notebooks' results depend on besides their own cells.
 DEPENDENCIES = ("src", "requirements.txt", "pyproject.toml")
+# What the pages' HTML depends on besides their sources and the notebooks' results.
+PAGE_DEPENDENCIES = ("_ext",)
 IGNORED_PARTS = ("__pycache__",)
 IGNORED_SUFFIXES = (".pyc", ".pyo")
 STAMP = "site_build-dependencies.sha256"
 
 
-def dependency_files(root: Path) -> list[Path]:
-    """Every file of :data:`DEPENDENCIES` under ``root``, sorted, minus caches."""
+def dependency_files(root: Path, names: tuple[str, ...] = DEPENDENCIES) -> list[Path]:
+    """Every file of ``names`` (default :data:`DEPENDENCIES`) under ``root``, sorted, minus caches."""
     files = []
-    for name in DEPENDENCIES:
+    for name in names:
         path = root / name
         candidates = sorted(path.rglob("*")) if path.is_dir() else [path]
         files += [p for p in candidates if p.is_file() and _tracked(p.relative_to(root))]
@@ -81,6 +90,7 @@ def invalidate_stale_cache(app: Sphinx) -> None:
 
 
 def note_dependencies(app: Sphinx, docname: str, source: list[str]) -> None:
-    """Make the page being read depend on every file of :data:`DEPENDENCIES` (``source-read``)."""
-    for path in dependency_files(PROJECT_ROOT):
+    """Make the page being read depend on every file of :data:`DEPENDENCIES` and :data:`PAGE_DEPENDENCIES`
+    (``source-read``)."""
+    for path in dependency_files(PROJECT_ROOT, DEPENDENCIES + PAGE_DEPENDENCIES):
         app.env.note_dependency(os.path.relpath(path, app.srcdir))

@@ -181,3 +181,26 @@ def test_an_edited_chapter_is_the_only_page_read_and_executed(rebuilt):
     code = build(rebuilt)
     assert pages_read(code) == ["book/plain"] and code.executed == {"book/plain.md"}, code.log[-3000:]
     assert pages_read(build(rebuilt)) == []
+
+
+def stylesheet_versions(book: Path) -> dict[str, str]:
+    """{page: the checksum with which it links lean_pages' stylesheet}, for every page of ``book``'s site."""
+    found = {}
+    for page in sorted((book / SITE).rglob("*.html")):
+        version = re.search(r"lean-pages\.css\?v=(\w+)", page.read_text())
+        if version:
+            found[page.relative_to(book / SITE).as_posix()] = version[1]
+    return found
+
+
+def test_an_edit_to_an_extension_rewrites_every_page_and_executes_nothing(rebuilt):
+    """Sphinx does not track the extensions: the pages would keep the checksum of the stylesheet before the edit."""
+    before = stylesheet_versions(rebuilt)
+    stylesheet = rebuilt / "_ext" / "lean_pages" / "static" / "lean-pages.css"
+    stylesheet.write_text(stylesheet.read_text() + "\n/* an edit the test makes */\n")
+    result = build(rebuilt)
+    assert sorted(pages_read(result)) == ["book/explorer", "book/index", "book/plain"], result.log[-3000:]
+    assert result.executed == set()
+    after = stylesheet_versions(rebuilt)
+    assert set(after) == set(before) and len(before) >= 3
+    assert all(after[page] != before[page] for page in after), (before, after)
