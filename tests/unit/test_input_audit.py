@@ -25,6 +25,7 @@ from strategies import (
     bad_arrays,
     bad_axes,
     bad_axes_objects,
+    bad_byte_counts,
     bad_counts,
     bad_flags,
     bad_mappings,
@@ -37,6 +38,7 @@ from strategies import (
     bad_symbols,
     extreme_values,
 )
+
 
 ARGUMENTS = [(call, name) for call in calls() for name in call.kinds]
 
@@ -51,12 +53,14 @@ def bad_values(kind: str, valid):
     if kind in scalars:
         return bad_scalars(*scalars[kind])
     if kind == "counts":
-        return st.sampled_from(([], "3", [2.5], [True], None, [[3]], np.array([2.0]), [-1], np.ma.masked_array([3])))
+        return st.sampled_from(([], "3", [2.5], [True], None, [[3]], np.array([2.0]), [-1], np.ma.masked_array([3]),
+                                [2**63], [3, 10**5000]))
     if kind == "mask":
         return bad_masks(np.shape(valid))
-    return {"count": bad_counts, "rng": bad_rngs, "flag": bad_flags, "string": bad_strings, "axis": bad_axes,
-            "mapping": bad_mappings, "sequence": bad_sequences, "axes": bad_axes_objects, "region": bad_regions,
-            "symbol": bad_symbols, "instance": st.sampled_from((None, {}, 3, "parts")),
+    return {"count": bad_counts, "bytes": bad_byte_counts, "rng": bad_rngs, "flag": bad_flags,
+            "string": bad_strings, "axis": bad_axes, "mapping": bad_mappings, "sequence": bad_sequences,
+            "axes": bad_axes_objects, "region": bad_regions, "symbol": bad_symbols,
+            "instance": st.sampled_from((None, {}, 3, "parts")),
             "options": st.sampled_from((3, "upper right", ["loc"]))}[kind]
 
 
@@ -128,3 +132,4 @@ def test_no_public_function_returns_nan_or_inf_without_raising(call, data):
         assert any(names(str(exc), name) for name in call.kwargs), f"{call.name}: {exc}"
         return
     assert non_finite(result) is None, f"{call.name} returned a non-finite {non_finite(result)}"
+
