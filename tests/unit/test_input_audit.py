@@ -39,6 +39,7 @@ from strategies import (
     extreme_values,
 )
 
+from selfattention import memory
 
 ARGUMENTS = [(call, name) for call in calls() for name in call.kinds]
 
@@ -133,3 +134,32 @@ def test_no_public_function_returns_nan_or_inf_without_raising(call, data):
         return
     assert non_finite(result) is None, f"{call.name} returned a non-finite {non_finite(result)}"
 
+
+# --- a count no memory holds ------------------------------------------------------------------
+
+#: Count arguments that may be 2**62 (an int64 that no memory holds as a length), with the reason.
+HUGE_COUNT_IS_VALID = {
+    "memory.set_limit-nbytes": "a memory limit: it allocates nothing",
+    "memory.limit-nbytes": "a memory limit: it allocates nothing",
+    "bias_variance.ErrorParts-draws": "how many draws made results already computed",
+    "leave_one_out.loo_choices-seeds": "a seed",
+    "noise_and_samples.plot_samples-sample_counts": "numbers to plot",
+    "power_laws.plot_power_laws-ns": "numbers to plot",
+}
+#: Arguments refused under another name: the memory check names what its caller passes as ``name``.
+REFUSED_AS = {f"memory.require_matrix-{a}": "n" for a in ("n_rows", "n_cols", "count", "bytes_per_entry")}
+COUNTS = [(call, name) for call, name in ARGUMENTS if call.kinds[name] in ("count", "counts")]
+
+
+@pytest.mark.parametrize(("call", "argument"), COUNTS, ids=[f"{c.name}-{a}" for c, a in COUNTS])
+def test_a_count_no_memory_holds_is_refused_by_name_before_anything_is_allocated(call, argument):
+    """2**62 samples, steps, draws or dimensions: a ValueError naming the count (not numpy's, not a MemoryError)."""
+    key, valid = f"{call.name}-{argument}", call.kwargs[argument]
+    huge = 2**62 if call.kinds[argument] == "count" else [*valid[:-1], 2**62]  # the last of the valid counts
+    with memory.limit(memory.DEFAULT_LIMIT):  # memory.set_limit(2**62) holds inside this block only
+        if key in HUGE_COUNT_IS_VALID:
+            call.func(**{**call.kwargs, argument: huge})
+            return
+        with pytest.raises(ValueError) as caught:
+            call.func(**{**call.kwargs, argument: huge})
+    assert names(str(caught.value), REFUSED_AS.get(key, argument)), f"{key}: {caught.value}"

@@ -104,7 +104,8 @@ def best_temperature_grid(ns, sigmas, temperatures, *, draws=100, periods=1, rng
     gen = as_rng(rng)
     best = {region: np.empty((len(ns), len(sigmas))) for region in REGIONS}
     for a, n in enumerate(ns):
-        parts = monte_carlo_parts(n, temperatures, draws=draws, periods=periods, rng=gen)
+        with naming("ns", "n", "n and draws"):
+            parts = monte_carlo_parts(n, temperatures, draws=draws, periods=periods, rng=gen)
         for b, sigma in enumerate(sigmas):
             for region, table in best.items():
                 with naming("sigmas", "sigma"):
