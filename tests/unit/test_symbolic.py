@@ -112,5 +112,8 @@ def test_each_bilateral_dimension_contributes_one_term_of_the_expansion():
 def test_the_symbolic_bilateral_matrices_evaluate_to_the_numeric_ones():
     W_Q, W_K = symbolic.symbolic_bilateral_projections()
     numeric_Q, numeric_K, _ = bilateral.bilateral_head_weights(0.25, 2.0)
-    np.testing.assert_allclose(np.array(W_Q.subs({symbolic.tau_p: 0.25, symbolic.tau_s: 2.0}), dtype=float), numeric_Q)
-    np.testing.assert_allclose(np.array(W_K, dtype=float), numeric_K)
+    # Exactly: dividing by tau_p = 1/4 and tau_s = 2, powers of two, is exact, so both sides round only sqrt(2),
+    # correctly (sympy's float of an exact expression, and numpy's sqrt).
+    np.testing.assert_array_equal(np.array(W_Q.subs({symbolic.tau_p: 0.25, symbolic.tau_s: 2.0}), dtype=float),
+                                  numeric_Q)
+    np.testing.assert_array_equal(np.array(W_K, dtype=float), numeric_K)
