@@ -122,3 +122,13 @@ def assert_close(actual, desired, atol) -> None:
         raise AssertionError(f"{bad.sum()} of {bad.size} entries differ by more than their tolerance; the worst, "
                              f"at {where}: {float(actual.flat[worst])!r} against {float(desired.flat[worst])!r} "
                              f"(tolerance {float(tolerance.flat[worst]):.3g})")
+
+
+def half_spread(positions, offset=0.0) -> float:
+    """The ``P`` of the head, which centres its positions: half their spread, plus ``|delta|``."""
+    return (np.max(positions) - np.min(positions)) / 2 + abs(offset)
+
+
+def square_gap(largest, temperature=1.0) -> float:
+    """How far an expanded square's scaled scores can be from the square written out: both their roundings."""
+    return square_scores_error(largest, temperature) + square_scores_error(largest, temperature, expanded=False)

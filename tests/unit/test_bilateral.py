@@ -7,17 +7,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import signals_on_positions
-from tolerances import average_atol, rounding, square_scores_error
+from tolerances import average_atol, half_spread, rounding, square_scores_error
 
 import selfattention as sa
 from selfattention import bilateral
 
 signal_temperatures = st.floats(min_value=1e-2, max_value=1e2)
 position_temperatures = st.floats(min_value=1e-2, max_value=1e2)
-
-
-def half_range(x):
-    return (np.max(x) - np.min(x)) / 2
 
 
 def squares_gap(P, tau_p, S, tau_s, *, expanded_sides=1):
@@ -49,7 +45,7 @@ def test_bilateral_head_equals_a_directly_written_bilateral_filter(sig_pos, tau_
     output, weights = bilateral.bilateral_head(signal, p, tau_p, tau_s)
     assert output.shape == (len(p),) and weights.shape == (len(p), len(p))
     # The head centres positions and signal; the filter's differences round on their own size.
-    gap = squares_gap(half_range(p), tau_p, half_range(signal), tau_s)
+    gap = squares_gap(half_spread(p), tau_p, half_spread(signal), tau_s)
     atol = average_atol(len(p), np.abs(signal), gap)
     np.testing.assert_allclose(output, bilateral_filter(signal, p, tau_p, tau_s), rtol=0, atol=atol)
     # Normalising (n - 1 additions, a division) and summing again (n - 1): 2 n roundings on at most 1.
@@ -85,7 +81,7 @@ def test_far_from_the_origin_the_bilateral_head_is_still_the_bilateral_filter(of
     # 2 n eps), less the offset once more.
     atol = average_atol(64, np.abs(DYADIC_SIGNAL).max() + offset) + rounding(1, offset)
     np.testing.assert_allclose(output - offset, near_output, rtol=0, atol=atol)
-    gap = squares_gap(half_range(GRID), tau_p, half_range(DYADIC_SIGNAL), tau_s)
+    gap = squares_gap(half_spread(GRID), tau_p, half_spread(DYADIC_SIGNAL), tau_s)
     atol = average_atol(64, np.abs(DYADIC_SIGNAL), gap)
     np.testing.assert_allclose(near_output, bilateral_filter(DYADIC_SIGNAL, GRID, tau_p, tau_s), rtol=0, atol=atol)
 
@@ -95,7 +91,7 @@ def test_a_huge_signal_temperature_gives_back_the_gaussian_head():
     output, _ = bilateral.bilateral_head(s, p, 0.01, 1e12)
     # Not rounding alone: the signal's term moves the scores by (s_i - s_j)**2 / 1e12 at most; the two heads'
     # expanded squares round besides.
-    gap = (2 * half_range(s)) ** 2 / 1e12 + squares_gap(half_range(p), 0.01, half_range(s), 1e12, expanded_sides=2)
+    gap = (2 * half_spread(s)) ** 2 / 1e12 + squares_gap(half_spread(p), 0.01, half_spread(s), 1e12, expanded_sides=2)
     np.testing.assert_allclose(output, sa.gaussian_head(s, p, 0.01)[0], rtol=0, atol=average_atol(40, np.abs(s), gap))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tolerances import average_atol, rounding, square_scores_error
+from tolerances import average_atol, half_spread, rounding, square_scores_error
 
 import selfattention as sa
 from selfattention.bilateral import bilateral_head
@@ -62,7 +62,7 @@ def test_the_engineered_heads_on_every_signal():
     # Not rounding alone: the signal's term moves the scores by (s_i - s_j)**2 / 1e12 at most; both heads expand
     # the positions' square, the bilateral head the signal's too (its terms S**2 / 1e12), and folds 1 / tau in.
     s, p = signals.noisy, signals.positions
-    P, S = (p.max() - p.min()) / 2, (s.max() - s.min()) / 2
+    P, S = half_spread(p), half_spread(s)
     gap = (2 * S) ** 2 / 1e12 + 2 * square_scores_error(P, 0.01) + square_scores_error(S, 1e12)
     gap += rounding(4, 4 * P**2 / 0.01)
     np.testing.assert_allclose(ca.bilateral_outputs(signals, 0.01, 1e12), gauss, rtol=0,

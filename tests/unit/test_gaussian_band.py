@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from strategies import signals_on_positions, temperatures
-from tolerances import TINY, rounding, softmax_rtol, square_scores_error
+from tolerances import TINY, rounding, softmax_rtol, square_gap
 
 import selfattention as sa
 from selfattention.kernel import temperature_to_bandwidth
@@ -25,7 +25,7 @@ def test_band_weights_are_the_heads_weights_whatever_the_signal(sig_pos, tau):
 def test_each_row_is_the_predicted_gaussian(tau):
     positions = np.linspace(0.0, 1.0, 100)
     measured, predicted = gaussian_band.attention_row(positions, tau, 50)
-    gap = square_scores_error(0.5, tau) + square_scores_error(0.5, tau, expanded=False)  # the head, the formula
+    gap = square_gap(0.5, tau)  # the head's expanded square, the formula's
     np.testing.assert_allclose(measured, predicted, rtol=softmax_rtol(100, gap), atol=TINY)
 
 

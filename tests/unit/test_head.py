@@ -7,15 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import positions, signals_on_positions, temperatures
-from tolerances import TINY, average_atol, rounding, softmax_rtol, square_scores_error
+from tolerances import TINY, average_atol, half_spread, rounding, softmax_rtol, square_gap, square_scores_error
 
 import selfattention as sa
 from selfattention.head import fixed_divisor_weights
-
-
-def half_spread(p, offset=0.0):
-    """The head's ``P``: it centres the positions, so ``|p_i + delta|`` and ``|p_j|`` stay below this."""
-    return (np.max(p) - np.min(p)) / 2 + abs(offset)
 
 
 def head_gap(p, tau, offset=0.0):
@@ -57,7 +52,7 @@ def test_the_d_k_2_head_scores_differ_by_a_term_of_the_query_alone(p):
     assert W_Q.shape == W_K.shape == (4, 2)
     scores = (X @ W_Q) @ (X @ W_K).T
     P = np.abs(p).max()  # not centred: the terms are as large as max|p|**2
-    atol = square_scores_error(P) + square_scores_error(P, expanded=False)  # both sides' roundings on P**2
+    atol = square_gap(P)  # both sides' roundings on P**2
     np.testing.assert_allclose(scores, -((p[:, None] - p[None, :]) ** 2) + p[:, None] ** 2, rtol=0, atol=atol)
 
 
@@ -94,7 +89,7 @@ def test_engineered_scores_are_minus_squared_distance(p):
     W_Q, W_K, _ = sa.gaussian_head_weights()
     scores = (X @ W_Q) @ (X @ W_K).T
     P = np.abs(p).max()  # not centred: the terms are as large as max|p|**2
-    atol = square_scores_error(P) + square_scores_error(P, expanded=False)  # both sides' roundings on P**2
+    atol = square_gap(P)  # both sides' roundings on P**2
     np.testing.assert_allclose(scores, -((p[:, None] - p[None, :]) ** 2), rtol=0, atol=atol)
 
 
@@ -150,7 +145,7 @@ def test_far_from_the_origin_the_head_is_still_nadaraya_watson(offset):
     h = sa.kernel.temperature_to_bandwidth(tau)
     reference, reference_weights = sa.nadaraya_watson(shifted, shifted, SIGNAL, h)
     # The head's expanded square on the centred positions against the reference's direct square.
-    gap = square_scores_error(half_spread(GRID), tau) + square_scores_error(half_spread(GRID), tau, expanded=False)
+    gap = square_gap(half_spread(GRID), tau)
     np.testing.assert_allclose(weights, reference_weights, rtol=softmax_rtol(64, gap), atol=TINY)
     np.testing.assert_allclose(output, reference, rtol=0, atol=average_atol(64, np.abs(SIGNAL), gap))
     # Exactly, on a dyadic grid: the shift and the centring are exact, so the head computes on the same numbers,
@@ -168,7 +163,8 @@ def test_centring_keeps_the_scores_and_shrinks_the_terms():
     np.testing.assert_array_equal(np.diff(centred), np.diff(GRID))
     assert centred.min() == -centred.max() == -(GRID[-1] - GRID[0]) / 2
     assert symbolic.numeric_score_error(GRID + 1e6, centre=False) > 1e-6  # the terms are 1e12, the scores < 1
-    assert symbolic.numeric_score_error(GRID + 1e6) < 1e-15
+    P = half_spread(GRID)  # centred, the shifted grid's differences are exact
+    assert symbolic.numeric_score_error(GRID + 1e6) <= square_gap(P)
 
 
 def test_a_spread_too_wide_for_the_temperature_is_refused_not_rounded():
@@ -191,7 +187,7 @@ def test_an_offset_makes_the_scores_minus_the_squared_distance_from_p_i_plus_del
     scores = (X @ W_Q) @ (X @ W_K).T  # (n, n)
     # Each score sums terms as large as P**2 = (max|p| + |delta|)**2 (not centred), each rounded to eps of its size.
     P = np.abs(p).max() + abs(delta)
-    atol = square_scores_error(P) + square_scores_error(P, expanded=False)
+    atol = square_gap(P)
     np.testing.assert_allclose(scores, -((p[:, None] + delta - p[None, :]) ** 2), rtol=0, atol=atol)
 
 

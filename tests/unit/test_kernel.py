@@ -7,7 +7,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import signals_on_positions
-from tolerances import TINY, assert_close, average_atol, mse_atol, rounding, softmax_rtol, square_scores_error
+from tolerances import (
+    TINY,
+    assert_close,
+    average_atol,
+    half_spread,
+    mse_atol,
+    rounding,
+    softmax_rtol,
+    square_gap,
+    square_scores_error,
+)
 
 import selfattention as sa
 from selfattention import core, defaults, kernel, metrics
@@ -21,8 +31,8 @@ def gap(p, tau):
     Nadaraya-Watson divides by ``h = sqrt(tau / 2)`` rather than by ``tau``: ``h`` and ``tau = 2 h**2``
     are a square root or a square apart, 3 roundings more on the scaled scores (at most ``4 P**2 / tau``).
     """
-    P = (np.max(p) - np.min(p)) / 2
-    return square_scores_error(P, tau) + square_scores_error(P, tau, expanded=False) + rounding(3, 4 * P**2 / tau)
+    P = half_spread(p)
+    return square_gap(P, tau) + rounding(3, 4 * P**2 / tau)
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +146,7 @@ def loo_atol(y, p, taus, *, against_the_head):
     The package squares the centred differences directly (centring: 1 rounding more on ``4 P**2 / tau``);
     the masked head expands the square; the literal estimates are Nadaraya-Watson's (``h``: 3 more).
     """
-    P, n = (np.max(p) - np.min(p)) / 2, len(y)
+    P, n = half_spread(p), len(y)
     package = np.array([square_scores_error(P, tau, expanded=False) + rounding(1, 4 * P**2 / tau) for tau in taus])
     other = np.array([square_scores_error(P, tau, expanded=against_the_head) for tau in taus])
     if not against_the_head:
