@@ -33,15 +33,20 @@ EPS = float(np.finfo(float).eps)
 TINY = float(np.finfo(float).tiny)
 
 
-def rounding(k, scale=1.0) -> float:
-    """How far two computations of one value can differ when each rounds ``k`` times on sizes <= ``scale``.
+def size(x) -> float:
+    """The largest absolute value of ``x`` (a number or an array): the scale every function here takes."""
+    return float(np.abs(np.asarray(x, dtype=float)).max(initial=0.0))
 
-    ``k * EPS * scale``. A sum of ``n`` terms, in any order, rounds ``n - 1``
-    additions (and ``n`` products, for a dot product computed without fused
-    multiply-adds), each at most the sum of the terms' sizes: count ``2 n`` on
-    that sum for a dot product, ``n`` for a plain sum.
+
+def rounding(k, scale=1.0) -> float:
+    """How far two computations of one value can differ when each rounds ``k`` times on sizes up to ``size(scale)``.
+
+    ``k * EPS * size(scale)``. A sum of ``n`` terms, in any order, rounds
+    ``n - 1`` additions (and ``n`` products, for a dot product computed
+    without fused multiply-adds), each at most the sum of the terms' sizes:
+    count ``2 n`` on that sum for a dot product, ``n`` for a plain sum.
     """
-    return k * EPS * np.asarray(scale, dtype=float).max(initial=0.0)
+    return k * EPS * size(scale)
 
 
 def softmax_rtol(n, score_gap=0.0) -> float:
@@ -63,13 +68,13 @@ def softmax_rtol(n, score_gap=0.0) -> float:
 
 
 def average_atol(n, scale, score_gap=0.0) -> float:
-    """Absolute tolerance between two computations of softmax-weighted averages of ``n`` values of size <= ``scale``.
+    """Absolute tolerance between two computations of softmax-weighted averages of ``n`` values ``scale``.
 
     Each output ``sum_j w_j v_j`` moves by at most ``sum_j |dw_j| |v_j| <=
-    scale * softmax_rtol`` through its weights (which sum to 1), and its own
-    sum rounds ``2 n`` times (products and additions) on at most ``scale``.
+    size(scale) * softmax_rtol`` through its weights (which sum to 1), and its
+    own sum rounds ``2 n`` times (products and additions) on at most ``size(scale)``.
     """
-    return float(np.asarray(scale, dtype=float).max(initial=0.0)) * (softmax_rtol(n, score_gap) + rounding(2 * n))
+    return size(scale) * (softmax_rtol(n, score_gap) + rounding(2 * n))
 
 
 def square_scores_error(largest, temperature=1.0, *, expanded=True) -> float:
@@ -93,17 +98,26 @@ def square_scores_error(largest, temperature=1.0, *, expanded=True) -> float:
     return (20 if expanded else 12) * EPS * float(largest) ** 2 / temperature
 
 
+def half_spread(positions, offset=0.0) -> float:
+    """The ``P`` of the head, which centres its positions: half their spread, plus ``|delta|``."""
+    return (np.max(positions) - np.min(positions)) / 2 + abs(offset)
+
+
+def square_gap(largest, temperature=1.0) -> float:
+    """How far an expanded square's scaled scores can be from the square written out: both their roundings."""
+    return square_scores_error(largest, temperature) + square_scores_error(largest, temperature, expanded=False)
+
+
 def mse_atol(n, residual_scale, prediction_atol=0.0) -> float:
     """Absolute tolerance between two mean squared errors of ``n`` residuals ``y_i - prediction_i``.
 
-    ``residual_scale`` bounds the residuals ``|r|``, ``prediction_atol`` how far
+    ``size(residual_scale)`` bounds the residuals ``|r|``, ``prediction_atol`` how far
     apart the two computations' predictions can be (``d``): each squared
     residual moves by at most ``2 |r| d + d**2``; the residual, its square, the
     sum of ``n`` squares and the division round ``n + 2`` times on at most
     ``r**2``.
     """
-    r = float(np.asarray(residual_scale, dtype=float).max(initial=0.0))
-    d = float(prediction_atol)
+    r, d = size(residual_scale), float(prediction_atol)
     return 2 * r * d + d**2 + rounding(n + 2, r**2)
 
 
@@ -123,12 +137,3 @@ def assert_close(actual, desired, atol) -> None:
                              f"at {where}: {float(actual.flat[worst])!r} against {float(desired.flat[worst])!r} "
                              f"(tolerance {float(tolerance.flat[worst]):.3g})")
 
-
-def half_spread(positions, offset=0.0) -> float:
-    """The ``P`` of the head, which centres its positions: half their spread, plus ``|delta|``."""
-    return (np.max(positions) - np.min(positions)) / 2 + abs(offset)
-
-
-def square_gap(largest, temperature=1.0) -> float:
-    """How far an expanded square's scaled scores can be from the square written out: both their roundings."""
-    return square_scores_error(largest, temperature) + square_scores_error(largest, temperature, expanded=False)
