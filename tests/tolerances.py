@@ -11,9 +11,13 @@ computation, not of the CPU, so each tolerance is a bound derived from it:
   of its size; ``exp``, ``log``, ``sin`` and ``cos`` are accurate to 1 ulp
   (``EPS`` of the result) in numpy's SIMD loops (numpy's own accuracy tests)
   and in the fdlibm code of JavaScript engines: two roundings each;
+- a result in the subnormal range (below :data:`TINY`) is off by at most half
+  the smallest subnormal, :data:`SUBNORMAL`, instead (Higham's model of
+  arithmetic with underflow);
 - so a computation that rounds ``k`` times on quantities of size at most ``S``
-  is off by at most ``k * EPS / 2 * S`` (to first order: ``k * EPS`` is far below 1),
-  and two of them differ by at most ``k * EPS * S``: :func:`rounding`.
+  is off by at most ``k (EPS / 2 * S + SUBNORMAL / 2)`` (to first order: ``k * EPS`` is
+  far below 1), and two of them differ by at most ``k (EPS * S + SUBNORMAL)``:
+  :func:`rounding`.
 
 ``S`` is the scale of the quantities computed (the largest of them, or the sum
 of the sizes of the terms summed), not the entry compared: an entry that is a
@@ -31,6 +35,8 @@ import numpy as np
 EPS = float(np.finfo(float).eps)
 #: The smallest normal double: a result below it (subnormal) keeps only an absolute accuracy of about 5e-324.
 TINY = float(np.finfo(float).tiny)
+#: The smallest subnormal double, 5e-324: a subnormal result is off by at most half of it.
+SUBNORMAL = float(np.finfo(float).smallest_subnormal)
 
 
 def size(x) -> float:
@@ -41,12 +47,12 @@ def size(x) -> float:
 def rounding(k, scale=1.0) -> float:
     """How far two computations of one value can differ when each rounds ``k`` times on sizes up to ``size(scale)``.
 
-    ``k * EPS * size(scale)``. A sum of ``n`` terms, in any order, rounds
+    ``k * (EPS * size(scale) + SUBNORMAL)``. A sum of ``n`` terms, in any order, rounds
     ``n - 1`` additions (and ``n`` products, for a dot product computed
     without fused multiply-adds), each at most the sum of the terms' sizes:
     count ``2 n`` on that sum for a dot product, ``n`` for a plain sum.
     """
-    return k * EPS * size(scale)
+    return k * (EPS * size(scale) + SUBNORMAL)
 
 
 def softmax_rtol(n, score_gap=0.0) -> float:
@@ -93,9 +99,11 @@ def square_scores_error(largest, temperature=1.0, *, expanded=True) -> float:
     :data:`selfattention.head.ROUNDING_TOLERANCE`'s ``eta``, takes 16 without
     the centring). Squaring ``p_i + delta - p_j`` directly (``expanded=False``)
     rounds three times on ``P``, ``2 P`` and ``4 P**2``, then twice on ``4 P**2
-    / tau``: ``12 EPS P**2 / tau``.
+    / tau``: ``12 EPS P**2 / tau``. Each rounding may underflow besides: ``SUBNORMAL``
+    before the division by ``tau`` and after it.
     """
-    return (20 if expanded else 12) * EPS * float(largest) ** 2 / temperature
+    count = 20 if expanded else 12
+    return count * (EPS * float(largest) ** 2 + SUBNORMAL) / temperature + count * SUBNORMAL
 
 
 def half_spread(positions, offset=0.0) -> float:

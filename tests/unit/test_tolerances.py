@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from strategies import moderate
-from tolerances import EPS, TINY, assert_close, average_atol, rounding, softmax_rtol, square_scores_error
+from tolerances import EPS, SUBNORMAL, TINY, assert_close, average_atol, rounding, softmax_rtol, square_scores_error
 
 import selfattention as sa
 from selfattention.head import gaussian_head_weights, positional_features
@@ -39,16 +39,17 @@ def test_the_expanded_square_rounds_within_its_bound(p, delta):
     exact = [[-((Fraction(a) + Fraction(delta) - Fraction(b)) ** 2) for b in c] for a in c]
     error = max(abs(Fraction(float(s)) - e) for row_s, row_e in zip(scores, exact, strict=True)
                 for s, e in zip(row_s, row_e, strict=True))
-    # The part of square_scores_error that these roundings make: 12 EPS P**2 (the rest is centring, the
-    # row maximum and the temperature).
+    # The part of square_scores_error that these roundings make: 12 EPS P**2, and their underflows (the rest is
+    # centring, the row maximum and the temperature).
     P = np.abs(c).max() + abs(delta)
-    assert float(error) <= 12 * EPS * P**2
-    assert square_scores_error(P) >= 12 * EPS * P**2
+    bound = 12 * (EPS * P**2 + SUBNORMAL)
+    assert float(error) <= bound <= square_scores_error(P)
 
 
-def test_rounding_counts_eps_on_the_largest_scale():
-    assert rounding(3, [0.5, -2.0]) == 3 * EPS * 2.0
-    assert rounding(4) == 4 * EPS
+def test_rounding_counts_eps_on_the_largest_scale_and_the_smallest_subnormal():
+    assert rounding(3, [0.5, -2.0]) == 3 * (EPS * 2.0 + SUBNORMAL)
+    assert rounding(4) == 4 * (EPS + SUBNORMAL)
+    assert rounding(2, 0.0) == 2 * SUBNORMAL > 0  # an underflow may still round
 
 
 def test_assert_close_takes_one_tolerance_per_entry_and_fails_beyond_it():
