@@ -103,14 +103,15 @@ def test_the_best_head_is_a_soft_clip(chapter, ns, best_head):
 # --- the exercises -----------------------------------------------------------------------------
 
 
-def test_ex_reversed_samples_get_the_same_outputs(chapter):
-    assert chapter.glued["ex-noisy-reverse-gap"] < 1e-12  # rounding of sums of 100 products
+def test_ex_reversed_samples_get_the_same_outputs(chapter, ns):
+    # Rounding: the same scores, reversed; only the sums run in another order.
+    assert chapter.glued["ex-noisy-reverse-gap"] <= average_atol(ns["noisy"].size, np.abs(ns["noisy"]))
 
 
 def test_ex_a_negative_strength_attends_to_the_opposite_sign(chapter):
     glued, ns = chapter.glued, chapter.namespace
     assert ns["w_q"] == 1.0
-    assert glued["ex-noisy-live-before"] == pytest.approx(glued["one-rmse"])
+    assert glued["ex-noisy-live-before"] == glued["one-rmse"]  # the same head (w_q = 1) on the same draw
     assert glued["ex-noisy-live-after"] > 2 * glued["sig-noisy-rmse"], "far above the noisy input's"
     _, w = onedim_head(ns["live_noisy"], w_q=-1.0)
     top = ns["live_noisy"][np.argmax(w, axis=1)]  # (N,): the value each query attends to most
@@ -120,5 +121,6 @@ def test_ex_a_negative_strength_attends_to_the_opposite_sign(chapter):
 
 def test_ex_position_tokens_all_look_at_the_last_token(chapter):
     glued = chapter.glued
-    assert glued["ex-noisy-open-last"] == pytest.approx(1 - 1 / defaults.N), "every query but the first"
+    # A count over N against 1 - 1 / N: a rounding on each side.
+    assert glued["ex-noisy-open-last"] == pytest.approx(1 - 1 / defaults.N, rel=rounding(2), abs=0), "all but the first"
     assert glued["ex-noisy-open-rmse"] > glued["sig-noisy-rmse"]

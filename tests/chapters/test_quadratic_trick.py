@@ -111,14 +111,17 @@ def test_ex_swapped_projections_give_the_same_scores(chapter):
     assert chapter.namespace["swapped"] == -(symbolic.p_i - symbolic.p_j) ** 2
     ns = chapter.namespace
     E = (ns["X"] @ ns["W_Q"]) @ (ns["X"] @ ns["W_K"]).T  # (N, N)
-    np.testing.assert_allclose(E, E.T, rtol=0, atol=1e-15)  # "symmetric before the softmax": rounding of sums of 3
+    # "Symmetric before the softmax": e_ij and e_ji add the same three terms in other orders, 3 roundings on
+    # 4 max|p|**2 each.
+    np.testing.assert_allclose(E, E.T, rtol=0, atol=rounding(3, 4 * np.abs(ns["positions"]).max() ** 2))
     weights = ns["weights_three"]
     assert np.abs(weights - weights.T).max() > 1e-3, "each row's own normalisation makes the weights asymmetric"
 
 
 def test_ex_the_temperature_of_a_given_width(chapter):
     glued = chapter.glued
-    assert glued["ex-trick-width-tau"] == pytest.approx(2 * glued["ex-trick-width-h"] ** 2, rel=1e-15)
+    # np.square(h) against h ** 2 (libm's pow, within an ulp); doubling is exact.
+    assert glued["ex-trick-width-tau"] == pytest.approx(2 * glued["ex-trick-width-h"] ** 2, rel=rounding(2), abs=0)
     # the middle row, sampled every h/10 and far from the ends: its spread is h to a part in a thousand
     assert glued["ex-trick-width-spread"] == pytest.approx(glued["ex-trick-width-h"], rel=1e-3)
 
@@ -128,11 +131,13 @@ def test_ex_the_band_centred_ahead(chapter):
     delta = glued["ex-trick-offset-delta"]
     r2 = np.sqrt(2)
     expanded = [[0, 0, 0], [r2, -2 * delta, 0], [0, -1, 0], [r2 * delta, -delta**2, 1]]  # the solution's expansion
-    np.testing.assert_allclose(glued["ex-trick-offset-wq"], expanded, rtol=1e-15, atol=0)
+    np.testing.assert_array_equal(glued["ex-trick-offset-wq"], expanded)  # the package's expressions, exactly
     X, W_K = ns["X"], ns["W_K"]
     scores = (X @ np.array(glued["ex-trick-offset-wq"])) @ (X @ W_K).T  # (N, N)
     p = ns["positions"]
-    np.testing.assert_allclose(scores, -((p[:, None] + delta - p[None, :]) ** 2), rtol=0, atol=1e-14)
+    # Not centred here: the expanded square's terms are as large as (max|p| + |delta|)**2.
+    atol = square_gap(np.abs(p).max() + abs(delta))
+    np.testing.assert_allclose(scores, -((p[:, None] + delta - p[None, :]) ** 2), rtol=0, atol=atol)
     # the middle query's weights, a whole Gaussian far from the ends, centred delta ahead
     assert glued["ex-trick-offset-centre"] == pytest.approx(glued["ex-trick-offset-query"] + delta, abs=1e-4)
 
@@ -140,7 +145,7 @@ def test_ex_the_band_centred_ahead(chapter):
 def test_ex_the_cancellation_grows_with_the_square_of_the_shift(chapter):
     """"should grow about a hundredfold": ten times the positions, a hundred times their squares' rounding."""
     glued = chapter.glued
-    assert glued["ex-trick-live-factor"] == pytest.approx(glued["ex-trick-live-after"] / glued["ex-trick-live-before"])
+    assert glued["ex-trick-live-factor"] == glued["ex-trick-live-after"] / glued["ex-trick-live-before"]  # as glued
     assert 50 < glued["ex-trick-live-factor"] < 200
     assert chapter.namespace["shift"] == 1e3
 

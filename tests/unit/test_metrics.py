@@ -133,8 +133,10 @@ def test_mean_attended_distance_of_known_matrices():
 def test_row_moments_of_known_rows():
     p = np.array([0.0, 0.25, 1.0])
     centres, spreads = metrics.row_moments([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]], p)
-    np.testing.assert_allclose(centres, [0.125, 1.0], rtol=1e-15)  # rounding of one product and sum
-    np.testing.assert_allclose(spreads, [0.125, 0.0], rtol=1e-15, atol=1e-16)
+    # Exactly: dyadic positions and weights; the offsets from the middle, their power-of-two scale, the products,
+    # the sums and the root of 1/16 are all exact.
+    np.testing.assert_array_equal(centres, [0.125, 1.0])
+    np.testing.assert_array_equal(spreads, [0.125, 0.0])
 
 
 @pytest.mark.parametrize("shift", [0.0, 1e6])
