@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -230,6 +234,21 @@ def test_leave_one_out_estimates_noise_plus_error_on_average():
     # and leaving sample i out changes its estimate by O(1/n).
     np.testing.assert_allclose(mean_loo, expected, rtol=0.05)
 
+
+
+def test_the_default_candidates_are_the_same_without_numpys_simd_loops():
+    """The explorer embeds the candidates of the machine that built the site; the widget computes its own.
+
+    np.logspace gave 5 of them one ulp apart with numpy's AVX2 and AVX512 loops switched off.
+    """
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    off = " ".join(target for target in __cpu_dispatch__ if __cpu_features__.get(target))
+    env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": off}
+    code = "from selfattention import kernel; print(kernel.DEFAULT_CANDIDATES.tobytes().hex())"
+    there = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert there.stdout.strip() == kernel.DEFAULT_CANDIDATES.tobytes().hex()
+    assert kernel.DEFAULT_CANDIDATES[[0, 120, 140]].tolist() == [1e-6, 1.0, 10.0]
 
 
 @pytest.mark.parametrize(("n", "sigma"), [(5, 0.6), (6, 0.0), (8, 0.3), (20, 0.1), (50, 0.0), (100, 0.0)])
