@@ -88,7 +88,7 @@ test-unit: $(VENV_STAMP) ## Run the fast tests (no browser, no book build)
 # The fast tests with other machines' arithmetic (book/checking.md): OpenBLAS on one thread, on two, and with the
 # kernels of older x86-64 CPUs; numpy without the SIMD loops of its AVX512 targets, then without AVX2's too (the
 # targets this machine has, as numpy names them: NPY_DISABLE_CPU_FEATURES refuses the baseline and unknown names);
-# then combinations. Not part of `make test`: seven runs of the fast tests, about 15 minutes on two cores.
+# then combinations. Not part of `make test`: seven runs of the fast tests, 15 to 35 minutes here (two busy cores).
 test-variations: $(VENV_STAMP) ## Run the fast tests under other BLAS kernels and threads, and without numpy's AVX512 and AVX2 loops
 	@targets() { $(BIN)/python -c 'import sys; from numpy._core._multiarray_umath import __cpu_dispatch__ as d, \
 		__cpu_features__ as f; print(" ".join(t for t in d if f.get(t) and (sys.argv[1] == "all" or t == "X86_V4" \
