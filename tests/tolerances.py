@@ -77,10 +77,11 @@ def average_atol(n, scale, score_gap=0.0) -> float:
     """Absolute tolerance between two computations of softmax-weighted averages of ``n`` values ``scale``.
 
     Each output ``sum_j w_j v_j`` moves by at most ``sum_j |dw_j| |v_j| <=
-    size(scale) * softmax_rtol`` through its weights (which sum to 1), and its
-    own sum rounds ``2 n`` times (products and additions) on at most ``size(scale)``.
+    size(scale) * softmax_rtol`` through its weights (which sum to 1; a weight
+    that underflows moves by up to ``SUBNORMAL`` besides), and its own sum
+    rounds ``2 n`` times (products and additions) on at most ``size(scale)``.
     """
-    return size(scale) * (softmax_rtol(n, score_gap) + rounding(2 * n))
+    return size(scale) * (softmax_rtol(n, score_gap) + n * SUBNORMAL) + rounding(2 * n, scale)
 
 
 def square_scores_error(largest, temperature=1.0, *, expanded=True) -> float:
