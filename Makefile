@@ -23,7 +23,7 @@ PDF := _build/pdf/self-attention-by-hand.pdf
 PUBLISH_REPOSITORY ?= $(shell git remote get-url origin 2>/dev/null | sed -nE 's#^.*github\.com[:/]([^/]+/[^/]+)$$#\1#p' | sed 's/\.git$$//')
 PUBLISH_BRANCH ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null)
 
-.PHONY: help venv assets browser build pdf publish push-pages binder-env lint test test-unit test-browser bench live lock clean
+.PHONY: help venv assets browser build pdf publish push-pages binder-env lint test test-unit test-variations test-browser bench live lock clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -84,6 +84,21 @@ PYTEST := $(BIN)/pytest -n 2 --dist loadfile
 
 test-unit: $(VENV_STAMP) ## Run the fast tests (no browser, no book build)
 	$(PYTEST) -m "not browser and not slow"
+
+# The fast tests with other machines' arithmetic (book/checking.md): OpenBLAS on one thread, on two, and with the
+# kernels of older x86-64 CPUs; numpy without the SIMD loops of its AVX512 targets, then without AVX2's too (the
+# targets this machine has, as numpy names them: NPY_DISABLE_CPU_FEATURES refuses the baseline and unknown names);
+# then combinations. Not part of `make test`: seven runs of the fast tests, 15 to 35 minutes here (two busy cores).
+test-variations: $(VENV_STAMP) ## Run the fast tests under other BLAS kernels and threads, and without numpy's AVX512 and AVX2 loops
+	@targets() { $(BIN)/python -c 'import sys; from numpy._core._multiarray_umath import __cpu_dispatch__ as d, \
+		__cpu_features__ as f; print(" ".join(t for t in d if f.get(t) and (sys.argv[1] == "all" or t == "X86_V4" \
+		or t.startswith("AVX512"))))' "$$1"; }; \
+	avx512="NPY_DISABLE_CPU_FEATURES=$$(targets avx512)"; simd="NPY_DISABLE_CPU_FEATURES=$$(targets all)"; \
+	run() { echo "== $$*"; env "$$@" $(PYTEST) -q -m "not browser and not slow"; }; \
+	run OPENBLAS_NUM_THREADS=1 && run OPENBLAS_NUM_THREADS=2 && run OPENBLAS_CORETYPE=Sandybridge \
+		&& run "$$avx512" && run "$$simd" \
+		&& run "$$simd" OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=1 \
+		&& run "$$avx512" OPENBLAS_CORETYPE=Haswell OPENBLAS_NUM_THREADS=2
 
 # The Binder environment (mostly downloads) is installed while the book is built and printed.
 test-browser: $(VENV_STAMP) browser ## Build and print the book, then run the browser and slow tests

@@ -8,7 +8,7 @@ function without an entry here fails the audit until it gets one.
 Kinds (the strategies of ``tests/strategies.py`` give the bad values of each):
 ``array`` real numbers; ``scores`` the same, ``-inf`` allowed; ``temperatures``
 positive reals; ``real``, ``positive``, ``nonnegative``, ``temperature``
-scalars; ``count``, ``counts`` integers; ``rng``; ``flag``; ``string``;
+scalars; ``count``, ``counts`` integers; ``bytes`` an integer without an upper bound; ``rng``; ``flag``; ``string``;
 ``axis``; ``mask``; ``mapping``; ``options`` (keyword arguments for
 matplotlib); ``sequence``; ``axes`` (matplotlib);
 ``region``; ``symbol`` (sympy or real); ``instance`` (of a package class).
@@ -161,7 +161,7 @@ def _calls():
         Call("memory.set_limit", memory.set_limit, {"nbytes": memory.DEFAULT_LIMIT}, {"nbytes": c}),
         Call("memory.limit", memory.limit, {"nbytes": 2**20}, {"nbytes": c}),
         Call("memory.require", memory.require, {"nbytes": 10, "name": "n", "what": "ten bytes"},
-             {"nbytes": c, "name": "string", "what": "string"}),
+             {"nbytes": "bytes", "name": "string", "what": "string"}),
         Call("memory.require_matrix", memory.require_matrix, {"n_rows": 3, "n_cols": 4, "name": "n", "count": 2,
              "bytes_per_entry": 8}, {"n_rows": c, "n_cols": c, "count": c, "bytes_per_entry": c}),
         Call("symbolic.exact_matrix", symbolic.exact_matrix, {"matrix": [[1.0, np.sqrt(2)]]}, {"matrix": a}),

@@ -60,8 +60,11 @@ def signals_on_positions(draw, min_size=1, max_size=30):
 #: Values that are not one real number, whatever the argument.
 NOT_A_NUMBER = (None, "0.5", b"1", True, np.bool_(False), 0.5 + 0j, np.datetime64("2020-01-01"), [0.5], {"x": 1},
                 object(), np.array(0.5), np.ma.masked)
+#: Python ints too large for a double; 10**5000 has more digits than Python prints (a message that
+#: shows it raises a ValueError of its own, naming no argument).
+HUGE_INTS = (10**400, -(10**400), 10**5000, -(10**5000))
 #: Real numbers no argument accepts: not finite, or too large for a double.
-NOT_FINITE = (float("nan"), float("inf"), -float("inf"), 10**400, -(10**400))
+NOT_FINITE = (float("nan"), float("inf"), -float("inf"), *HUGE_INTS)
 
 
 def _one_bad_entry(valid: np.ndarray, value):
@@ -110,16 +113,19 @@ def bad_scalars(*extra):
     return st.sampled_from((*NOT_A_NUMBER, *NOT_FINITE, *extra))
 
 
-#: Values no count (an int >= its minimum, >= 0) accepts: floats, strings, booleans, negatives.
-bad_counts = st.sampled_from((-1, 2.5, 3.0, np.float64(3.0), "3", True, None, [3], 1 + 0j, np.datetime64(3, "D")))
+_NOT_INTEGERS = (-1, 2.5, 3.0, np.float64(3.0), "3", True, None, [3], 1 + 0j, np.datetime64(3, "D"))
+#: Values no count (an int >= its minimum, >= 0) accepts: floats, strings, booleans, negatives, huge ints.
+bad_counts = st.sampled_from((*_NOT_INTEGERS, 2**63, *HUGE_INTS))  # 2**63: one past the largest array length
+#: Values no byte count (an int >= 0 without an upper bound: a product of counts) accepts.
+bad_byte_counts = st.sampled_from(_NOT_INTEGERS)
 #: Values no ``rng`` (a seed >= 0, a Generator or None) accepts.
-bad_rngs = st.sampled_from((-1, 1.5, "seed", True, [1, -2], object(), np.random.RandomState(0), 1j))
+bad_rngs = st.sampled_from((-1, -(10**5000), 1.5, "seed", True, [1, -2], object(), np.random.RandomState(0), 1j))
 #: Values no boolean switch accepts.
 bad_flags = st.sampled_from((0, 1, "yes", None, 1.0, [True]))
 #: Values no string argument accepts.
 bad_strings = st.sampled_from((0, 1.5, None, b"bytes", ["a"]))
 #: Values no axis accepts (for 2-D input).
-bad_axes = st.sampled_from((2, -3, 1.5, True, "0", None))
+bad_axes = st.sampled_from((2, -3, 10**5000, 1.5, True, "0", None))
 #: Values no mapping argument accepts.
 bad_mappings = st.sampled_from((None, [], "dict", 3, {}, {"unrelated": 1}))
 #: Values no sequence of objects accepts.

@@ -15,6 +15,7 @@ A value of the wrong type raises :class:`InputTypeError`, which is both a
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
 import re
 from collections.abc import Mapping, Sequence
@@ -24,6 +25,10 @@ import numpy as np
 #: The smallest positive normal double. Temperatures and bandwidths below it
 #: (subnormal numbers) carry too few significant digits to divide by.
 TINY = float(np.finfo(float).tiny)
+#: The largest count (a length, a number of steps or draws): the largest
+#: length of a numpy array, 2**63 - 1 on 64-bit machines. Python's integers
+#: have no bound; beyond this one, no computation could use them.
+MAX_COUNT = int(np.iinfo(np.intp).max)
 
 
 class InputTypeError(TypeError, ValueError):
@@ -90,6 +95,18 @@ def _from_objects(objects: np.ndarray, name: str) -> np.ndarray:
         raise ValueError(f"{name} holds values too large for a double") from exc
 
 
+def shown(x) -> str:
+    """``repr(x)``, but an integer of 20 digits or more as its order of magnitude.
+
+    Python refuses to print an integer of more than 4300 digits (a
+    ``ValueError`` that names no argument), and one of 400 digits drowns its
+    message: ``10**400`` is shown as ``an integer near 10**400``.
+    """
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool | np.bool_) and abs(int(x)) >= 10**19:
+        return f"an integer near {'-' if x < 0 else ''}10**{math.log10(abs(int(x))):.0f}"
+    return repr(x)
+
+
 def as_real_scalar(x, name: str) -> float:
     """Return ``x`` as a float after checking it is one finite real number (not a bool)."""
     if isinstance(x, bool | np.bool_) or not isinstance(x, numbers.Real):
@@ -97,9 +114,9 @@ def as_real_scalar(x, name: str) -> float:
     try:
         value = float(x)
     except OverflowError as exc:
-        raise ValueError(f"{name} is too large for a double, got {x!r}") from exc
+        raise ValueError(f"{name} is too large for a double, got {shown(x)}") from exc
     if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {x!r}")
+        raise ValueError(f"{name} must be finite, got {shown(x)}")
     return value
 
 
@@ -107,7 +124,7 @@ def as_nonnegative_scalar(x, name: str) -> float:
     """Return ``x`` as a float after checking it is finite and >= 0."""
     value = as_real_scalar(x, name)
     if value < 0:
-        raise ValueError(f"{name} must not be negative, got {x!r}")
+        raise ValueError(f"{name} must not be negative, got {shown(x)}")
     return value
 
 
@@ -115,7 +132,7 @@ def as_positive_scalar(x, name: str) -> float:
     """Return ``x`` as a float after checking it is finite and > 0."""
     value = as_nonnegative_scalar(x, name)
     if value == 0:
-        raise ValueError(f"{name} must be positive, got {x!r}")
+        raise ValueError(f"{name} must be positive, got {shown(x)}")
     return value
 
 
@@ -123,7 +140,7 @@ def as_temperature(x, name: str) -> float:
     """A temperature or bandwidth: finite and at least :data:`TINY` (a normal double)."""
     value = as_positive_scalar(x, name)
     if value < TINY:
-        raise ValueError(f"{name} must be at least {TINY:.6g} (the smallest normal double), got {x!r}")
+        raise ValueError(f"{name} must be at least {TINY:.6g} (the smallest normal double), got {shown(x)}")
     return value
 
 
@@ -139,12 +156,19 @@ def as_temperatures(x, name: str) -> np.ndarray:
     return taus
 
 
-def as_count(x, name: str, *, minimum: int = 1) -> int:
-    """Return ``x`` as an int after checking it is an integer >= ``minimum``."""
+def as_count(x, name: str, *, minimum: int = 1, maximum: int | None = MAX_COUNT) -> int:
+    """Return ``x`` as an int after checking it is an integer in [``minimum``, ``maximum``].
+
+    ``maximum`` is :data:`MAX_COUNT` unless given (None: no bound, for
+    byte counts, which are products of counts).
+    """
     if isinstance(x, bool | np.bool_) or not isinstance(x, numbers.Integral):
         raise InputTypeError(f"{name} must be an integer, got {x!r}")
     if x < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {x!r}")
+        raise ValueError(f"{name} must be at least {minimum}, got {shown(x)}")
+    if maximum is not None and x > maximum:
+        why = " (the largest length of an array)" if maximum == MAX_COUNT else ""
+        raise ValueError(f"{name} must be at most {maximum}{why}, got {shown(x)}")
     return int(x)
 
 
@@ -183,7 +207,7 @@ def as_rng(rng, name: str = "rng") -> np.random.Generator:
     if rng is not None and (isinstance(rng, bool | np.bool_) or not isinstance(rng, numbers.Integral)):
         raise InputTypeError(f"{name} must be an integer seed, a numpy.random.Generator or None, got {rng!r}")
     if rng is not None and rng < 0:
-        raise ValueError(f"{name} must be a seed >= 0, got {rng!r}")
+        raise ValueError(f"{name} must be a seed >= 0, got {shown(rng)}")
     return np.random.default_rng(None if rng is None else int(rng))
 
 
@@ -203,7 +227,8 @@ def as_axis(axis, ndim: int, name: str = "axis") -> int:
     if isinstance(axis, bool | np.bool_) or not isinstance(axis, numbers.Integral):
         raise InputTypeError(f"{name} must be an integer, got {axis!r}")
     if not -ndim <= axis < ndim:
-        raise ValueError(f"{name} must lie in [{-ndim}, {ndim - 1}] for an array of {ndim} dimensions, got {axis}")
+        raise ValueError(f"{name} must lie in [{-ndim}, {ndim - 1}] for an array of {ndim} dimensions, "
+                         f"got {shown(axis)}")
     return int(axis) % ndim
 
 

@@ -18,6 +18,8 @@ weights of an ALiBi head of slope ``1 / tau``
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import numpy as np
 
 from . import memory
@@ -33,8 +35,13 @@ from ._validation import (
 from .head import centre_positions
 
 #: Candidate temperatures searched by :func:`choose_temperature` by default, and
-#: by every "best tau" control of the book (the in-page explorer and the widget).
-DEFAULT_CANDIDATES = np.logspace(-6, 1, 141)
+#: by every "best tau" control of the book (the in-page explorer and the widget):
+#: ``10**(k / 20)`` for ``k`` from -120 to 20, 1e-6 to 10, each computed in
+#: 28-digit decimal arithmetic and rounded once to a double, the same on every
+#: machine. (``np.logspace`` rounds through numpy's SIMD loops, whose last bits
+#: depend on the processor; the explorer embeds the candidates of the machine
+#: that built the site, the widget uses those of the reader's kernel.)
+DEFAULT_CANDIDATES = np.array([float(Decimal(10) ** (Decimal(k) / 20)) for k in range(-120, 21)])
 #: Leave-one-out errors within this relative distance of the least one are tied;
 #: :func:`pick_temperature` then takes the largest tied temperature, the
 #: smoothest output. The in-page explorer applies the same rule.

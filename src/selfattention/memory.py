@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+from decimal import Decimal
 
 from ._validation import InputTypeError, as_count
 
@@ -94,7 +95,7 @@ def require(nbytes: int, name: str, what: str) -> None:
     what : str
         What would be allocated, e.g. ``"a 20000 x 20000 attention matrix (n = 20000)"``.
     """
-    nbytes = as_count(nbytes, "nbytes", minimum=0)
+    nbytes = as_count(nbytes, "nbytes", minimum=0, maximum=None)  # a product of counts: it may pass 2**63
     if not isinstance(name, str) or not isinstance(what, str):
         raise InputTypeError(f"name and what must be strings, got {name!r} and {what!r}")
     if nbytes > get_limit():
@@ -128,5 +129,5 @@ def require_matrix(n_rows: int, n_cols: int, name: str, *, count: int = 1, bytes
 def _size(nbytes: int) -> str:
     for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if nbytes >= size:
-            return f"{nbytes / size:.3g} {unit}"
+            return f"{Decimal(nbytes) / size:.3g} {unit}"  # a float would overflow from 2**1024 bytes on
     return f"{nbytes} bytes"

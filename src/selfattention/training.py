@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import memory
 from ._validation import (
     InputTypeError,
     as_array,
@@ -109,8 +110,13 @@ def fit_head(X, y, *, targets=None, d_k=3, steps=2000, learning_rate=0.1, init_s
     FitResult
     """
     Xb, values, target = as_token_batch(X, y, targets)
-    W = _start(Xb.shape[-1], as_count(d_k, "d_k"), as_positive_scalar(init_scale, "init_scale"), init, rng)
-    steps = as_count(steps, "steps")
+    d_k, steps = as_count(d_k, "d_k"), as_count(steps, "steps")
+    (b, n, d) = Xb.shape
+    # 8 bytes each: the losses; a dozen (d, d_k) arrays (projections, gradients, Adam's moments, the
+    # updates); the queries, the keys and their two gradients, (b, n, d_k) each.
+    memory.require(8 * (steps + 12 * d * d_k + 4 * b * n * d_k), "steps and d_k",
+                   f"{steps} steps of projections of dimension {d_k}")
+    W = _start(d, d_k, as_positive_scalar(init_scale, "init_scale"), init, rng)
     update = _optimizer(optimizer, as_positive_scalar(learning_rate, "learning_rate"))
     wanted = _steps_to_keep(checkpoints)
     losses, kept = np.empty(steps), {}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tolerances import TINY, assert_close, average_atol, mse_atol, rounding, softmax_rtol, square_scores_error
 
 import selfattention as sa
 from selfattention import defaults
@@ -19,7 +20,24 @@ from tools.chromium import open_page
 
 SELECTOR = "[data-attention-explorer]"
 API = f"document.querySelector('{SELECTOR}').attentionExplorer"
-TOL = 1e-9
+
+
+def js_gap(tau, *, leave_one_out=False):
+    """How far the explorer's scaled scores can be from the package's, on the book's grid of [0, 1].
+
+    The JavaScript squares the grid distance ``d * step`` directly; the package's positions ``i * step``
+    are each rounded (2 roundings more on the distances, on 1 / tau once squared). The head expands the
+    square on the centred positions (``P = 1/2``); leave-one-out squares the centred differences (centring:
+    1 rounding more on ``4 P**2 / tau``).
+    """
+    package = (square_scores_error(0.5, tau, expanded=False) + rounding(1, 1 / tau) if leave_one_out
+               else square_scores_error(0.5, tau))
+    return package + square_scores_error(0.5, tau, expanded=False) + rounding(2, 1 / tau)
+
+
+def noisy_atol(noisy):
+    """Math.sin and numpy's sin of one argument, 1 ulp each; adding the same sigma z rounds once on max|noisy|."""
+    return rounding(2) + rounding(1, np.abs(noisy).max())
 
 
 DRAWN = f"document.querySelector('{SELECTOR} .ae-scale-max').textContent !== ''"
@@ -49,12 +67,15 @@ def assert_matches_package(page, weights=True):
     got = series(page, weights)
     positions, clean, noisy = sa.noisy_sine(p["n"], p["sigma"], rng=defaults.SEED)
     output, w = sa.gaussian_head(noisy, positions, p["tau"])
-    np.testing.assert_allclose(got["positions"], positions, rtol=0, atol=1e-15)
-    np.testing.assert_allclose(got["clean"], clean, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(got["noisy"], noisy, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(got["output"], output, rtol=0, atol=TOL)
+    np.testing.assert_array_equal(got["positions"], positions)  # i * (1 / (n - 1)), last 1: numpy's linspace
+    np.testing.assert_allclose(got["clean"], clean, rtol=0, atol=rounding(2))  # one argument, two sines
+    np.testing.assert_allclose(got["noisy"], noisy, rtol=0, atol=noisy_atol(noisy))
+    gap = js_gap(p["tau"])
+    # Weighted averages of values within noisy_atol of the package's, by weights within the scores' gap.
+    atol = average_atol(p["n"], np.abs(noisy), gap) + noisy_atol(noisy)
+    np.testing.assert_allclose(got["output"], output, rtol=0, atol=atol)
     if weights:
-        np.testing.assert_allclose(got["weights"], w, rtol=0, atol=TOL)
+        np.testing.assert_allclose(got["weights"], w, rtol=softmax_rtol(p["n"], gap), atol=TINY)
     return got, w
 
 
@@ -146,7 +167,7 @@ def test_head_agrees_with_the_package(explorer, sigma, tau, n):
         )
         positions, _, noisy = sa.noisy_sine(n, sigma, rng=defaults.SEED)
         _, w = sa.gaussian_head(noisy, positions, tau)
-        np.testing.assert_allclose(rows, w[[0, n // 2, n - 1]], rtol=0, atol=TOL)
+        np.testing.assert_allclose(rows, w[[0, n // 2, n - 1]], rtol=softmax_rtol(n, js_gap(tau)), atol=TINY)
 
 
 def test_bad_params_are_refused(explorer):
@@ -234,8 +255,9 @@ def test_temperature_slider_reaches_identity_and_uniform(explorer):
     explorer.wait_for_timeout(50)
     assert params(explorer)["tau"] == defaults.TEMPERATURE_RANGE[0]
     got, _ = assert_matches_package(explorer)
-    np.testing.assert_allclose(got["weights"], np.eye(defaults.N), rtol=0, atol=1e-12)
-    np.testing.assert_allclose(got["output"], got["noisy"], rtol=0, atol=1e-12)  # no smoothing
+    # Exactly: the nearest neighbour's kernel, exp(-(1 / (N - 1))**2 / 1e-8) = exp(-1e4), underflows to 0.
+    np.testing.assert_array_equal(got["weights"], np.eye(defaults.N))
+    np.testing.assert_array_equal(got["output"], got["noisy"])  # no smoothing: y_i * 1 / 1
     assert heat_map_colors(explorer) == {"diagonal": VIRIDIS_TOP, "off diagonal": VIRIDIS_BOTTOM}
     slider.press("End")
     explorer.wait_for_timeout(50)
@@ -253,7 +275,12 @@ def loo_choice(page, sigma, n):
     choice = page.evaluate(f"{API}.chooseTemperature({{apply: false}})")
     positions, _, noisy = sa.noisy_sine(n, sigma, rng=defaults.SEED)
     best_tau, scores = sa.choose_temperature(noisy, positions)
-    np.testing.assert_allclose(choice["scores"], scores, rtol=1e-9)
+    # Mean squared leave-one-out errors whose predictions average n - 1 values within noisy_atol of the
+    # package's, by weights within the scores' gap at each candidate.
+    atol = [mse_atol(n, 2 * np.abs(noisy).max(),
+                     average_atol(n - 1, np.abs(noisy), js_gap(tau, leave_one_out=True)) + noisy_atol(noisy))
+            for tau in sa.kernel.DEFAULT_CANDIDATES]
+    assert_close(choice["scores"], scores, atol)
     return choice, best_tau, scores
 
 
@@ -317,7 +344,8 @@ def test_redraws_are_coalesced_into_animation_frames(explorer):
         }})"""
     )
     assert redraws == 1
-    assert params(explorer)["sigma"] == pytest.approx(0.95)
+    # The last value set, 0.05 * 19, through the slider's string and its step: a few roundings on 1.
+    assert params(explorer)["sigma"] == pytest.approx(0.95, rel=0, abs=rounding(4))
 
 
 def test_dark_mode_changes_the_drawing(explorer):

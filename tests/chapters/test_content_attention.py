@@ -10,6 +10,7 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
+from tolerances import rounding, square_gap
 
 import selfattention as sa
 from selfattention import defaults, training
@@ -29,7 +30,10 @@ def test_the_jump_narrows_the_leave_one_out_band(chapter):
     ns = chapter.namespace
     assert chapter.glued["content-tau-loo"] < chapter.glued["content-tau-sine"]
     same_noise = ca.without_steps(ns["book"])[0]  # (N,): the book's noisy draw, the jump taken out
-    np.testing.assert_allclose(same_noise - ns["noisy"], -ns["jump"] * (ns["positions"] >= ns["at"]), atol=1e-14)
+    # The step taken out (clean - sine, noisy - step) and the difference here: 4 roundings on the signals' size.
+    scale = np.abs(ns["noisy"]).max() + np.abs(ns["clean"]).max()
+    np.testing.assert_allclose(same_noise - ns["noisy"], -ns["jump"] * (ns["positions"] >= ns["at"]), rtol=0,
+                               atol=rounding(4, scale))
     assert chapter.glued["content-tau-sine"] == sa.choose_temperature(same_noise, ns["positions"])[0]
 
 
@@ -67,6 +71,7 @@ def test_the_second_draw_adds_sigma_squared_to_the_expected_error():
     rng = np.random.default_rng(1)
     f, output, sigma = 1.2, 0.9, 0.3
     second = f + sigma * rng.standard_normal(400_000)
+    # Not rounding: the mean of 400,000 squares, within sqrt(2 / 400000) = 0.2% of sigma**2 (one standard error).
     assert np.mean((output - second) ** 2) == pytest.approx((output - f) ** 2 + sigma**2, rel=0.01)
 
 
@@ -86,6 +91,7 @@ def test_the_chosen_signal_temperature_does_not_cut_the_other_side_completely(ch
 def test_two_draws_of_one_value_differ_by_root_two_sigma():
     rng = np.random.default_rng(2)
     a, b = 0.3 * rng.standard_normal((2, 400_000))
+    # Not rounding: the root mean square of 400,000 differences, within 0.1% (one standard error).
     assert np.sqrt(np.mean((a - b) ** 2)) == pytest.approx(np.sqrt(2) * 0.3, rel=0.01)
 
 
@@ -118,7 +124,7 @@ def test_the_random_start_settles_without_a_band(chapter):
     longer = n2n.train_content_head(ns["train"], steps=4 * ns["content_steps"], rng=defaults.SEED)
     _, weights = n2n.learned_outputs(longer, ns["test"], content=True)
     assert mean_attended_distance(weights, ns["positions"]) > 5 * chapter.glued["content-learned-distance"]
-    assert longer.loss == pytest.approx(ns["random_start"].loss, rel=0.01)
+    assert longer.loss == pytest.approx(ns["random_start"].loss, rel=0.01)  # not rounding: "where it was", to 1%
 
 
 def test_held_out_errors_near_and_away_from_the_jumps(chapter):
@@ -162,7 +168,9 @@ def test_a_higher_sample_moves_the_band_to_larger_positions(chapter):
 def test_sinusoidal_encodings_dot_products_depend_on_the_distance_only():
     p_i, p_j, omega = np.random.default_rng(2).uniform(0, 1, (3, 50))
     lhs = np.sin(omega * p_i) * np.sin(omega * p_j) + np.cos(omega * p_i) * np.cos(omega * p_j)
-    np.testing.assert_allclose(lhs, np.cos(omega * (p_i - p_j)), atol=1e-15)
+    # Four sines and cosines of 1 ulp (2 roundings each), their arguments, two products and a sum, on at most 1;
+    # the right side rounds 4 times.
+    np.testing.assert_allclose(lhs, np.cos(omega * (p_i - p_j)), rtol=0, atol=rounding(13))
 
 
 def test_the_book_signal_jumps_where_the_text_says(chapter):
@@ -181,7 +189,7 @@ def test_the_heads_train_with_chapter_8s_adam_settings(chapter, chapter_run, con
     theirs = training.fit_head(n2n.head_features(train, content=content), train.noisy, targets=train.second, steps=3,
                                learning_rate=common["learning_rate"], init_scale=common["init_scale"],
                                rng=common["rng"])
-    np.testing.assert_array_equal(ours.losses, theirs.losses)
+    np.testing.assert_array_equal(ours.losses, theirs.losses)  # the same training, call for call
     np.testing.assert_array_equal(ours.W_Q, theirs.W_Q)
 
 
@@ -190,8 +198,13 @@ def test_the_heads_train_with_chapter_8s_adam_settings(chapter, chapter_run, con
 
 def test_ex_the_cost_of_half_a_jump(chapter):
     glued = chapter.glued
-    expected = np.exp(-((glued["content-jump"] / 2) ** 2) / glued["content-tau-s"])  # the solution's formula
-    assert glued["ex-content-factor-value"] == pytest.approx(expected, rel=1e-12)
+    jump, tau_s = glued["content-jump"], glued["content-tau-s"]
+    expected = np.exp(-((jump / 2) ** 2) / tau_s)  # the solution's formula
+    # The head's ratio of two weights, exp of a difference of scores: the expanded square of the centred values
+    # (+-J/4) against the square written out, and 4 roundings more (1 / tau_s folded into W_Q, the two terms
+    # added); the ratio's exponentials, normalisations and quotient, and the formula's exponential: 7.
+    gap = square_gap(jump / 4, tau_s) + rounding(4, jump**2 / tau_s)
+    assert glued["ex-content-factor-value"] == pytest.approx(expected, rel=np.expm1(2 * gap) + rounding(7), abs=0)
     assert glued["ex-content-factor-value"] > glued["content-jump-factor"]
 
 
@@ -199,6 +212,6 @@ def test_ex_a_larger_signal_temperature_moves_towards_the_gaussian_head(chapter)
     glued, ns = chapter.glued, chapter.namespace
     assert ns["signal_tau"] == glued["content-tau-s"]
     np.testing.assert_array_equal(ns["live_book"].noisy, ns["book"].noisy)  # the chapter's step sine
-    assert glued["ex-content-live-near-before"] == pytest.approx(glued["content-bilateral-near"])
+    assert glued["ex-content-live-near-before"] == glued["content-bilateral-near"]  # the same head on the same draw
     assert glued["ex-content-live-near-after"] > glued["ex-content-live-near-before"]
     assert glued["ex-content-live-away-after"] < glued["ex-content-live-away-before"]

@@ -29,7 +29,8 @@ def names(message: str, argument: str) -> bool:
         (lambda: sa.gaussian_head([1.0, 2.0], [0.0, 1e200], 1.0), "positions", "must span at most"),
         (lambda: sa.gaussian_head([0, 0, 0], [0.82, -1.38, -2.75], 5e-324), "temperature", "smallest normal"),
         (lambda: sa.gaussian_head([1.0, 2.0], [0.0, 1.0], 10**400), "temperature", "too large for a double"),
-        (lambda: sa.noisy_sine(2**63, 0.3), "n", "memory limit"),
+        (lambda: sa.noisy_sine(2**62, 0.3), "n", "memory limit"),
+        (lambda: sa.noisy_sine(2**63, 0.3), "n", r"at most 9223372036854775807 \(the largest length of an array\)"),
         (lambda: sa.noisy_sine(3, 0.3, rng=-1), "rng", "seed >= 0"),
         (lambda: sa.noisy_sine(3, 0.3, rng="seed"), "rng", "integer seed"),
         (lambda: sa.softmax([1.0, 2.0], axis=3), "axis", "must lie in"),
@@ -46,6 +47,16 @@ def test_the_issues_bad_calls_name_the_callers_argument(call, argument, message)
         call()
     assert names(str(caught.value), argument), caught.value
     assert not isinstance(caught.value, (OverflowError, IndexError))
+
+
+# Given ids: pytest would name a case str(n), and str(10**5000) fails.
+@pytest.mark.parametrize("n", [2**63, 10**400, 10**5000], ids=["2**63", "10**400", "10**5000"])
+@pytest.mark.parametrize("call", [lambda n: sa.noisy_sine(n, 0.3), sa.unit_noise, lambda n: sa.signals.step_sine(n, 1)],
+                         ids=["noisy_sine", "unit_noise", "step_sine"])
+def test_a_count_beyond_the_largest_array_is_refused_naming_it(call, n):
+    """Issue 19: ``noisy_sine(10**400, ...)`` raised an ``OverflowError`` (from the memory check's message)."""
+    with pytest.raises(ValueError, match=r"^n must be at most 9223372036854775807 \(the largest length of an array\)"):
+        call(n)
 
 
 def test_attention_at_the_smallest_temperature_answers_instead_of_blaming_x():

@@ -62,6 +62,8 @@ def test_embedded_data_rebuild_the_books_signal_exactly(n, sigma):
     data = explorer_data()
     expected = sa.noisy_sine(n, sigma, periods=data["periods"], rng=data["seed"])
     for got, want in zip(js_noisy_sine(data, n, sigma), expected, strict=True):
+        # Exactly: the same operations on the same numbers (numpy's linspace is i * (1 / (n - 1)), last 1; with
+        # one period, 2 pi times the period is 2 pi exactly, so the order of the products does not matter).
         np.testing.assert_array_equal(got, want)
 
 
@@ -91,7 +93,7 @@ def test_start_settings_can_be_chosen_and_the_fallback_draws_them():
     p, c, y = sa.noisy_sine(50, 0.5, rng=defaults.SEED)
     out, w = sa.gaussian_head(y, p, 0.01)
     for got, want in zip((positions, clean, noisy, output, weights), (p, c, y, out, w), strict=True):
-        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(got, want)  # the same calls of the package
 
 
 @pytest.mark.parametrize(

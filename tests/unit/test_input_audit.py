@@ -25,6 +25,7 @@ from strategies import (
     bad_arrays,
     bad_axes,
     bad_axes_objects,
+    bad_byte_counts,
     bad_counts,
     bad_flags,
     bad_mappings,
@@ -37,6 +38,8 @@ from strategies import (
     bad_symbols,
     extreme_values,
 )
+
+from selfattention import memory
 
 ARGUMENTS = [(call, name) for call in calls() for name in call.kinds]
 
@@ -51,12 +54,14 @@ def bad_values(kind: str, valid):
     if kind in scalars:
         return bad_scalars(*scalars[kind])
     if kind == "counts":
-        return st.sampled_from(([], "3", [2.5], [True], None, [[3]], np.array([2.0]), [-1], np.ma.masked_array([3])))
+        return st.sampled_from(([], "3", [2.5], [True], None, [[3]], np.array([2.0]), [-1], np.ma.masked_array([3]),
+                                [2**63], [3, 10**5000]))
     if kind == "mask":
         return bad_masks(np.shape(valid))
-    return {"count": bad_counts, "rng": bad_rngs, "flag": bad_flags, "string": bad_strings, "axis": bad_axes,
-            "mapping": bad_mappings, "sequence": bad_sequences, "axes": bad_axes_objects, "region": bad_regions,
-            "symbol": bad_symbols, "instance": st.sampled_from((None, {}, 3, "parts")),
+    return {"count": bad_counts, "bytes": bad_byte_counts, "rng": bad_rngs, "flag": bad_flags,
+            "string": bad_strings, "axis": bad_axes, "mapping": bad_mappings, "sequence": bad_sequences,
+            "axes": bad_axes_objects, "region": bad_regions, "symbol": bad_symbols,
+            "instance": st.sampled_from((None, {}, 3, "parts")),
             "options": st.sampled_from((3, "upper right", ["loc"]))}[kind]
 
 
@@ -128,3 +133,33 @@ def test_no_public_function_returns_nan_or_inf_without_raising(call, data):
         assert any(names(str(exc), name) for name in call.kwargs), f"{call.name}: {exc}"
         return
     assert non_finite(result) is None, f"{call.name} returned a non-finite {non_finite(result)}"
+
+
+# --- a count no memory holds ------------------------------------------------------------------
+
+#: Count arguments that may be 2**62 (an int64 that no memory holds as a length), with the reason.
+HUGE_COUNT_IS_VALID = {
+    "memory.set_limit-nbytes": "a memory limit: it allocates nothing",
+    "memory.limit-nbytes": "a memory limit: it allocates nothing",
+    "bias_variance.ErrorParts-draws": "how many draws made results already computed",
+    "leave_one_out.loo_choices-seeds": "a seed",
+    "noise_and_samples.plot_samples-sample_counts": "numbers to plot",
+    "power_laws.plot_power_laws-ns": "numbers to plot",
+}
+#: Arguments refused under another name: the memory check names what its caller passes as ``name``.
+REFUSED_AS = {f"memory.require_matrix-{a}": "n" for a in ("n_rows", "n_cols", "count", "bytes_per_entry")}
+COUNTS = [(call, name) for call, name in ARGUMENTS if call.kinds[name] in ("count", "counts")]
+
+
+@pytest.mark.parametrize(("call", "argument"), COUNTS, ids=[f"{c.name}-{a}" for c, a in COUNTS])
+def test_a_count_no_memory_holds_is_refused_by_name_before_anything_is_allocated(call, argument):
+    """2**62 samples, steps, draws or dimensions: a ValueError naming the count (not numpy's, not a MemoryError)."""
+    key, valid = f"{call.name}-{argument}", call.kwargs[argument]
+    huge = 2**62 if call.kinds[argument] == "count" else [*valid[:-1], 2**62]  # the last of the valid counts
+    with memory.limit(memory.DEFAULT_LIMIT):  # memory.set_limit(2**62) holds inside this block only
+        if key in HUGE_COUNT_IS_VALID:
+            call.func(**{**call.kwargs, argument: huge})
+            return
+        with pytest.raises(ValueError) as caught:
+            call.func(**{**call.kwargs, argument: huge})
+    assert names(str(caught.value), REFUSED_AS.get(key, argument)), f"{key}: {caught.value}"

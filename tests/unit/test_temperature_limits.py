@@ -24,7 +24,7 @@ def test_head_at_temperatures_runs_the_head_at_each(signal):
     assert outputs.shape == (3, 40) and weights.shape == (3, 40, 40)
     for k, tau in enumerate(TAUS[:3]):
         output, w = sa.gaussian_head(noisy, positions, tau)
-        np.testing.assert_array_equal(outputs[k], output)
+        np.testing.assert_array_equal(outputs[k], output)  # the same calls
         np.testing.assert_array_equal(weights[k], w)
 
 
@@ -32,6 +32,7 @@ def test_sweep_measures_the_heads_distances_from_both_limits(signal):
     positions, _, noisy = signal
     sweep = temperature_limits.temperature_sweep(noisy, positions, TAUS)
     outputs, weights = temperature_limits.head_at_temperatures(noisy, positions, TAUS)
+    # Exactly: the sweep computes these same expressions on the same weights.
     np.testing.assert_array_equal(sweep["identity"], [distance_from_identity(w) for w in weights])
     np.testing.assert_array_equal(sweep["uniform"], [distance_from_uniform(w) for w in weights])
     np.testing.assert_array_equal(sweep["input_gap"], np.max(np.abs(outputs - noisy), axis=1))

@@ -140,7 +140,8 @@ def draw_detailed(n=4, d_model=3, d_k=2, d_v=2):
     n, d_model = as_count(n, "n"), as_count(d_model, "d_model")
     d_k, d_v = as_count(d_k, "d_k"), as_count(d_v, "d_v")
     if max(n, d_model, d_k, d_v) > 8:
-        raise ValueError("draw_detailed draws every cell: keep n and the dimensions at most 8")
+        raise ValueError(f"draw_detailed draws every cell: keep n, d_model, d_k and d_v at most 8, "
+                         f"got {(n, d_model, d_k, d_v)}")
     c = ROLE_COLORS
     X = (n, d_model, c["X"], f"$X$\n$N\\times d_{{\\mathrm{{model}}}}$\n({n}×{d_model})")
     top, bottom = 0.0, -(n * CELL + 1.6)  # the two rows of equations

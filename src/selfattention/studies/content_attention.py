@@ -83,7 +83,10 @@ def step_signals(count, n, sigma, *, jump=1.5, low=0.2, high=0.8, rng=None) -> S
     -------
     StepSignals
     """
-    count = as_count(count, "count")
+    count, n = as_count(count, "count"), as_count(n, "n")
+    # 8 bytes each: a jump and a seed per signal; its positions, clean, noisy and second draw (n each,
+    # the signals one by one) and the three (count, n) arrays they are stacked into.
+    memory.require(8 * count * (2 + 7 * n), "count and n", f"{count} signals of {n} samples")
     low, high = as_nonnegative_scalar(low, "low"), as_positive_scalar(high, "high")
     if not low < high <= 1:
         raise ValueError(f"low and high must satisfy 0 <= low < high <= 1, got {low!r} and {high!r}")

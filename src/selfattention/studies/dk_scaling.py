@@ -110,7 +110,7 @@ def softmax_sharpness(d_k, *, scaled, n_keys=16, n_queries=500, rng=None):
     n_queries = as_count(n_queries, "n_queries")
     d_k = as_count(d_k, "d_k")
     memory.require(8 * (n_queries + n_keys) * d_k + memory.BYTES_PER_ENTRY * (n_queries + n_keys) * n_keys,
-                   "n_queries and n_keys", f"{n_queries} x {n_keys} attention weights of dimension {d_k}")
+                   "n_queries, n_keys and d_k", f"{n_queries} x {n_keys} attention weights of dimension {d_k}")
     rng = as_rng(rng)
     Q = standard_normal_vectors(n_queries, d_k, rng)  # (n_queries, d_k)
     K = standard_normal_vectors(n_keys, d_k, rng)  # (n_keys, d_k)
@@ -143,7 +143,8 @@ def dk_scaling_experiment(d_ks=DEFAULT_D_K, *, n_keys=16, n_queries=500, n_pairs
     dims = as_counts(d_ks, "d_ks")
     n_keys, n_queries = as_count(n_keys, "n_keys", minimum=2), as_count(n_queries, "n_queries")
     n_pairs = as_count(n_pairs, "n_pairs", minimum=2)
-    memory.require(8 * (n_queries + n_keys + 3 * n_pairs) * max(dims), "d_ks", f"vectors of dimension {max(dims)}")
+    memory.require(8 * (n_queries + n_keys + 3 * n_pairs) * max(dims), "d_ks, n_keys, n_queries and n_pairs",
+                   f"{n_queries + n_keys} vectors and {n_pairs} pairs of dimension up to {max(dims)}")
     rng = as_rng(rng)
     rows = []
     for d_k in dims:

@@ -148,7 +148,10 @@ def error_vs_samples(sample_counts, sigma, temperature, *, n_draws=20, periods=1
     """
     counts = as_counts(sample_counts, "sample_counts", minimum=2)
     memory.require_matrix(max(counts), max(counts), "sample_counts")
-    seeds = _child_seeds(rng, as_count(n_draws, "n_draws"))
+    n_draws = as_count(n_draws, "n_draws")
+    # A seed (8 bytes in numpy, a Python int in a list: about 40 more) and two errors per count for each draw.
+    memory.require((48 + 16 * len(counts)) * n_draws, "n_draws", f"{n_draws} draws")
+    seeds = _child_seeds(rng, n_draws)
     with naming("sample_counts", "n"):
         errors = np.array([[smoothing_errors(n, sigma, temperature, periods=periods, rng=seed)
                             for seed in seeds] for n in counts])  # (m, n_draws, 2)

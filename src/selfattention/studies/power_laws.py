@@ -130,7 +130,8 @@ def best_error_grid(ns, sigmas, temperatures, *, draws=100, periods=1, rng=None,
     out = {kind: tuple({region: np.empty((len(ns), len(sigmas))) for region in REGIONS} for _ in range(2))
            for kind in ("measured", "expected")}
     for a, n in enumerate(ns):
-        parts = monte_carlo_parts(n, temperatures, draws=draws, periods=periods, rng=gen, smoother=smoother)
+        with naming("ns", "n", "n and draws"):
+            parts = monte_carlo_parts(n, temperatures, draws=draws, periods=periods, rng=gen, smoother=smoother)
         for b, sigma in enumerate(sigmas):
             for (kind, (best, least)), region in itertools.product(out.items(), REGIONS):
                 with naming("sigmas", "sigma"):
