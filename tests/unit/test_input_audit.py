@@ -145,6 +145,9 @@ HUGE_COUNT_IS_VALID = {
     "leave_one_out.loo_choices-seeds": "a seed",
     "noise_and_samples.plot_samples-sample_counts": "numbers to plot",
     "power_laws.plot_power_laws-ns": "numbers to plot",
+    "figures.multihead.plot_error_laws-ns": "numbers to plot",
+    "derivative.leading_order_noise-n": "a number in a formula: it allocates nothing",
+    "alibi.other_draws-seeds": "a seed",
 }
 #: Arguments refused under another name: the memory check names what its caller passes as ``name``.
 REFUSED_AS = {f"memory.require_matrix-{a}": "n" for a in ("n_rows", "n_cols", "count", "bytes_per_entry")}
