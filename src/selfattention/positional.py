@@ -17,7 +17,7 @@ positions through ``p_i - p_j`` only: a kernel.
 * **ALiBi** (Press et al.): tokens ``[s]``, no position in them at all, and
   the bias ``-b |p_i - p_j|`` added to the scores: a Laplace kernel.
 
-The cosine heads divide their scores by 1: the amplitudes ``lam_n`` do the
+The cosine heads divide their scores by 1: the amplitudes ``xi_n`` do the
 temperature's job. Near the diagonal ``xi cos(omega u) = xi - xi omega**2 u**2 / 2
 + ...``, so one frequency gives the engineered head's Gaussian band at the
 temperature ``2 / (xi omega**2)`` (:func:`gaussian_amplitude`); the band decreases
@@ -79,7 +79,7 @@ def sinusoidal_head_weights(amplitudes):
     Parameters
     ----------
     amplitudes : array_like, shape (F,)
-        ``lam_1, ..., lam_F``, finite.
+        ``xi_1, ..., xi_F``, finite.
 
     Returns
     -------
@@ -91,7 +91,7 @@ def sinusoidal_head_weights(amplitudes):
     xi = _as_amplitudes(amplitudes)
     root = np.repeat(np.sqrt(np.abs(xi)), 2)  # (2F,): one entry per coordinate of the pairs
     W_K = np.vstack([np.zeros((1, root.size)), np.diag(root)])  # (1 + 2F, 2F): the signal row is 0
-    W_Q = W_K * np.repeat(np.sign(xi), 2)  # the sign of lam_n rides on the query
+    W_Q = W_K * np.repeat(np.sign(xi), 2)  # the sign of xi_n rides on the query
     W_V = np.zeros((root.size + 1, 1))
     W_V[0, 0] = 1.0
     return W_Q, W_K, W_V
@@ -112,7 +112,7 @@ def sinusoidal_head(signal, positions, frequencies, amplitudes, *, mask=None):
     frequencies : array_like, shape (F,)
         ``omega_n > 0``.
     amplitudes : array_like, shape (F,)
-        ``lam_n``, finite.
+        ``xi_n``, finite.
     mask : array_like of bool, shape (n, n), optional
         Passed to :func:`~selfattention.core.attention`; ``False`` entries get weight 0.
 
@@ -194,7 +194,7 @@ def rotary_head_weights(amplitudes):
     Parameters
     ----------
     amplitudes : array_like, shape (F,)
-        ``lam_n``, finite.
+        ``xi_n``, finite.
 
     Returns
     -------
@@ -393,6 +393,10 @@ def _cosine_inputs(signal, positions, frequencies, amplitudes):
     if omega.size != xi.size:
         raise ValueError(f"frequencies and amplitudes must have the same length, got {omega.size} and {xi.size}")
     memory.require_matrix(p.size, p.size, "positions")
+    with np.errstate(over="ignore"):
+        bound = 2 * float(np.sum(np.abs(xi)))  # every score is at most sum |xi_n|; twice that leaves room to round
+    if not np.isfinite(bound):
+        raise ValueError("amplitudes: the sum of their sizes bounds the scores and overflows the double range")
     return s, centre_positions(p), omega, xi
 
 

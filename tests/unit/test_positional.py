@@ -196,6 +196,14 @@ def test_the_cosine_heads_refuse_amplitudes_whose_rounding_moves_the_weights():
     positional.rotary_head(np.zeros(20), p, [np.pi], [1e3])  # a large amplitude whose rounding is harmless
 
 
+@pytest.mark.parametrize("head", [positional.sinusoidal_head, positional.rotary_head])
+def test_the_cosine_heads_refuse_amplitudes_whose_scores_overflow_by_name(head):
+    """Each amplitude is finite but their sum, which bounds the scores, is not: amplitudes are named, not Q and K."""
+    p = np.linspace(0, 1, 6)
+    with pytest.raises(ValueError, match=r"^amplitudes: the sum of their sizes"):
+        head(np.zeros(6), p, [np.pi, 1.0], [9e307, -9e307])
+
+
 @given(st.integers(2, 30), frequencies, st.floats(-50.0, 50.0), st.floats(0.5, 1e4))
 def test_the_rounding_bound_of_the_cosine_scores_holds(n, omega, centre, scale):
     """The bound eta of the refusal, checked against scores computed in extended precision."""
