@@ -35,6 +35,16 @@ def test_the_cosine_scores_are_the_sum_of_cosines_of_the_differences():
     np.testing.assert_allclose(sinusoidal.cosine_scores(P, omega, xi), expected, rtol=0, atol=1e-14)
 
 
+def test_the_shift_gap_of_scores_near_the_largest_double_is_finite():
+    """Scores of 1.5e308 that a huge shift turns negative differ by more than the largest double: halved first.
+
+    The angles of positions shifted by 2**51 are rounded to a fraction of a unit, so the scores move by up to
+    their own size, either way: the gap, relative to the largest score, lies between 0 and 2.
+    """
+    gap = sinusoidal.shift_gap(np.linspace(0, 1, 6), [np.pi], [1.5e308], 2.0**51)
+    assert 0 < gap <= 2
+
+
 def test_the_shift_gap_sees_a_head_that_is_not_shift_invariant(monkeypatch):
     """With a key encoded at twice its position, the score is no function of p_i - p_j: the gap is large."""
     real = sinusoidal.sinusoidal_encoding

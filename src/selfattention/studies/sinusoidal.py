@@ -80,7 +80,13 @@ def shift_gap(positions, frequencies, amplitudes, shift) -> float:
     before = cosine_scores(p, frequencies, amplitudes)  # (n, n)
     after = cosine_scores(moved, frequencies, amplitudes)
     scale = float(np.max(np.abs(before)))
-    return float(np.max(np.abs(after - before))) / scale if scale > 0 else 0.0
+    if scale == 0:
+        return 0.0
+    with np.errstate(over="ignore"):
+        gap = np.max(np.abs(after - before)) / scale
+        if not np.isfinite(gap):  # two finite scores near the largest double, of opposite signs: halve them (exact)
+            gap = 2 * (np.max(np.abs(after / 2 - before / 2)) / scale)
+    return float(finite_result(gap, "amplitudes and shift: the change of the scores overflows beside their size"))
 
 
 def frequency_sweep(signal, clean, positions, frequencies, temperature) -> dict:
