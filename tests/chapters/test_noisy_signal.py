@@ -114,7 +114,7 @@ def test_ex_a_negative_strength_attends_to_the_opposite_sign(chapter):
     assert glued["ex-noisy-live-before"] == glued["one-rmse"]  # the same head (w_q = 1) on the same draw
     assert glued["ex-noisy-live-after"] > 2 * glued["sig-noisy-rmse"], "far above the noisy input's"
     np.testing.assert_array_equal(ns["live_noisy"], ns["noisy"])  # the live cell draws the chapter's samples
-    noisy, positions = ns["noisy"], ns["positions"]
+    noisy = ns["noisy"]
     flipped, w = onedim_head(noisy, w_q=-1.0)
     assert glued["ex-noisy-live-after"] == rmse(flipped, ns["clean"])  # w_q = -1: the same head, the same function
     top = most_attended(w)  # (N,): the key each query attends to most

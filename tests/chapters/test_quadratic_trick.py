@@ -154,7 +154,7 @@ def test_ex_the_cancellation_grows_with_the_square_of_the_shift(chapter):
     glued = chapter.glued
     assert glued["ex-trick-live-factor"] == glued["ex-trick-live-after"] / glued["ex-trick-live-before"]  # as glued
     assert 50 < glued["ex-trick-live-factor"] < 200
-    assert chapter.namespace["shift"] == chapter.namespace["first_shift"] == 1e3  # the solution starts where the cell does
+    assert chapter.namespace["shift"] == chapter.namespace["first_shift"] == 1e3  # the solution starts at the cell's
 
 
 def test_ex_a_linear_fall_off_needs_as_many_dimensions_as_tokens(chapter):
