@@ -215,3 +215,35 @@ def test_ex_a_larger_signal_temperature_moves_towards_the_gaussian_head(chapter)
     assert glued["ex-content-live-near-before"] == glued["content-bilateral-near"]  # the same head on the same draw
     assert glued["ex-content-live-near-after"] > glued["ex-content-live-near-before"]
     assert glued["ex-content-live-away-after"] < glued["ex-content-live-away-before"]
+
+
+def test_ex_a_repeated_share_of_the_noise_gives_a_fixed_head_minus_two_sigma_squared_a_ii(chapter):
+    """"For a head with fixed weights ... the last term is -2 sigma^2 a_ii E[z_i z'_i]": the Gaussian head's weights,
+    a second draw repeating half of the first one's noise, over many draws."""
+    ns = chapter.namespace
+    positions, clean, sigma, share = ns["positions"], ns["clean"], defaults.SIGMA, 0.5
+    _, A = sa.gaussian_head(clean, positions, ns["tau_gauss"])  # (N, N): fixed weights
+    rng = np.random.default_rng(7)
+    z, fresh = rng.standard_normal((2, 20_000, len(positions)))  # (2, R, N)
+    second = clean + sigma * (share * z + np.sqrt(1 - share**2) * fresh)  # E[z_i z'_i] = share, and z'_i ~ N(0, 1)
+    error = np.mean(((clean + sigma * z) @ A.T - second) ** 2, axis=0)  # (N,): over the draws
+    expected = (A @ clean - clean) ** 2 + sigma**2 * np.sum(A**2, axis=1) + sigma**2 - 2 * sigma**2 * share * np.diag(A)
+    # Not rounding: a mean over 20,000 draws of squares about 2 sigma**2 in size, one standard error about 1% of
+    # sigma**2 per token; averaged over the N tokens, far less.
+    assert np.mean(error) == pytest.approx(np.mean(expected), rel=0.01)
+
+
+def test_ex_a_repeated_share_of_the_noise_moves_the_choice_to_a_smaller_signal_temperature(chapter):
+    """"The bilateral head keeps more of its own sample as tau_s shrinks ... its minimum moves to a smaller tau_s"."""
+    ns = chapter.namespace
+    train, tau_p, taus_s = ns["train"], ns["tau_p"], ns["signal_temperatures"]
+    # how closely the output follows the noise of its own sample, over the training signals: the mean of
+    # (output_i - f(p_i)) sigma z_i, larger at every smaller tau_s
+    kept = [np.mean((ca.bilateral_outputs(train, tau_p, tau_s) - train.clean) * (train.noisy - train.clean))
+            for tau_s in taus_s]
+    assert all(a > b for a, b in pairwise(kept))
+    # a second draw that repeats half of the first one's noise (and stays standard normal): a smaller tau_s wins
+    half = train.clean + 0.5 * (train.noisy - train.clean) + np.sqrt(0.75) * (train.second - train.clean)
+    faulty = ca.StepSignals(train.positions, train.jumps, train.clean, train.noisy, half)
+    _, (_, faulty_tau_s) = n2n.best_temperatures(faulty, ns["temperatures"], taus_s)
+    assert faulty_tau_s < ns["tau_s"]

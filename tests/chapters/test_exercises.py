@@ -7,7 +7,8 @@ question, each with one solution right after it. Each exercise names its kind
 first in its title; at least one asks the reader to change a live cell and
 predict the result. Every value a solution glues (``ex-...``) is asserted by
 the chapter's own test, so that a change to the package that breaks a
-solution fails there.
+solution fails there. A solution reads nothing its live cell binds: a reader
+who changed the cell and then opens the solution gets the chapter's answer.
 
 Chapters 2 to the last before the notation page have exercises; a chapter
 added to ``_toc.yml`` there gets these checks too (see the README).
@@ -15,6 +16,7 @@ added to ``_toc.yml`` there gets these checks too (see the README).
 
 from __future__ import annotations
 
+import ast
 import re
 
 import pytest
@@ -100,3 +102,34 @@ def test_every_glued_answer_is_asserted_by_the_chapters_test(stem):
     assert not missing, f"test_{stem.replace('-', '_')}.py never reads {missing}"
     for name in ANSWER_BOX.findall(section):
         assert name in exact, f"{stem}: the answer box {name} shows a value the chapter does not glue"
+
+
+def _code(cell: str) -> ast.Module:
+    """A code cell's source without its ``:option:`` lines."""
+    lines = cell.splitlines()
+    return ast.parse("\n".join(lines[next((k for k, line in enumerate(lines) if not line.startswith(":")),
+                                           len(lines)):]))
+
+
+def _names(tree: ast.AST, context: type) -> set[str]:
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, context)}
+
+
+@pytest.mark.parametrize("stem", chapters_with_exercises())
+def test_a_solution_reads_nothing_its_live_cell_binds(stem):
+    """The reader changes the live cell, then opens its solution: the solution must still give the chapter's answer.
+
+    So a solution's code reads none of the names the live cell assigns (the
+    value the reader changes, or anything computed from it); it uses the
+    chapter's own, or binds its own first.
+    """
+    section = exercises_section(stem)
+    solutions = dict(SOLUTION.findall(section))
+    for title, label, body in EXERCISE.findall(section):
+        if not title.startswith(LIVE):
+            continue
+        live = set().union(*(_names(_code(cell), ast.Store) for cell in CODE_CELL.findall(body)))
+        for cell in CODE_CELL.findall(solutions[label]):
+            tree = _code(cell)
+            read = _names(tree, ast.Load) - _names(tree, ast.Store)
+            assert not read & live, f"{label}: its solution reads {sorted(read & live)}, which the live cell binds"

@@ -12,6 +12,7 @@ from tolerances import rounding
 
 import selfattention as sa
 from selfattention import defaults
+from selfattention.metrics import rmse
 from selfattention.studies import bias_variance as bv
 from selfattention.studies import power_laws
 from selfattention.studies.leave_one_out import LOO_FACTOR
@@ -197,6 +198,7 @@ def test_ex_the_best_bandwidth(chapter):
 def test_ex_twice_the_noise_about_twice_the_temperature(chapter):
     glued = chapter.glued
     assert chapter.namespace["sigma"] == defaults.SIGMA
+    np.testing.assert_array_equal(chapter.namespace["live_noisy"], chapter.namespace["noisy"])  # the same draw
     assert glued["ex-kr-live-before"] == glued["kr-chosen-tau"]
     assert glued["ex-kr-live-factor"] == glued["ex-kr-live-after"] / glued["ex-kr-live-before"]
     step = 10 ** (1 / 20)  # the spacing of kernel.DEFAULT_CANDIDATES, the solution's "factor 10^(1/20)"
@@ -211,7 +213,25 @@ def test_ex_twice_the_noise_about_twice_the_temperature(chapter):
 def test_ex_two_heads_cancel_the_first_order_pull(chapter):
     glued, ns = chapter.glued, chapter.namespace
     assert glued["ex-kr-open-single"] == glued["kr-end-bias"]  # the same head on the same signal
+    assert glued["ex-kr-open-wide-tau"] == 4 * glued["kr-tau"]  # the second head of the question, for the book's tau
+    assert ns["tau"] == glued["kr-tau"] and ns["h"] == glued["kr-h"]
     assert abs(glued["ex-kr-open-combined"]) < 0.2 * abs(glued["ex-kr-open-single"]), "of second order"
+    removed = 100 * (1 - glued["ex-kr-open-combined"] / glued["ex-kr-open-single"])
+    assert glued["ex-kr-open-removed"] == removed and 80 < removed < 100, "the share of the pull removed"
+    # "It costs twice": to leading order the interior bias doubles and flips its sign. At the crest (f'' < 0) the
+    # single head falls short of the sine and the combination overshoots it, by between one and two times as much.
+    crest = np.argmin(np.abs(ns["positions"] - 0.25))
+    single, combined = ns["narrow"] - ns["clean"], ns["combined"] - ns["clean"]
+    assert single[crest] < 0 < combined[crest] and 1 < combined[crest] / -single[crest] < 2
+    middle_single, middle_combined = glued["ex-kr-open-middle-single"], glued["ex-kr-open-middle-combined"]
+    assert middle_single == np.abs(single)[ns["middle_half"]].max()
+    assert middle_combined == np.abs(combined)[ns["middle_half"]].max()
+    assert 1.3 * middle_single < middle_combined < 2 * middle_single, "grows"
+    assert np.array_equal(ns["middle_half"], (ns["positions"] >= 0.25) & (ns["positions"] <= 0.75)), "the middle half"
+    # "hardly falls" over the whole interval: by less than a tenth
+    assert glued["ex-kr-open-rms-single"] == rmse(ns["narrow"], ns["clean"])
+    assert glued["ex-kr-open-rms-combined"] == rmse(ns["combined"], ns["clean"])
+    assert 0.9 * glued["ex-kr-open-rms-single"] < glued["ex-kr-open-rms-combined"] < glued["ex-kr-open-rms-single"]
     assert glued["ex-kr-open-lowest"] < 0, "partly negative weights"
     middle = ns["middle"]
     # As for the combined head above: each head's rows sum to 1 within 2 n roundings, the differences and their

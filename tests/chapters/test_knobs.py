@@ -7,8 +7,9 @@ import pytest
 from tolerances import rounding
 
 import selfattention as sa
-from selfattention import defaults
+from selfattention import defaults, head
 from selfattention.metrics import distance_from_identity, effective_neighbours
+from selfattention.studies import noise_and_samples
 from selfattention.studies.noise_and_samples import error_vs_samples, noise_sweep
 
 STEM = "knobs"
@@ -101,6 +102,19 @@ def test_ex_the_identity_begins_where_the_nearest_neighbour_underflows(chapter):
     nearest = [w_above[i, i + 1] for i in range(n - 1)] + [w_above[i + 1, i] for i in range(n - 1)]
     assert min(nearest) > 0, "every nearest neighbour has a weight above 0"
     assert glued["ex-knobs-underflow-below"] < glued["ex-knobs-underflow-tau"] < glued["ex-knobs-underflow-above"]
+    # The exact edge: the nearest neighbour's exponential is half the smallest double (which rounds to 0, to even).
+    exact = glued["ex-knobs-underflow-exact"]
+    assert exact == glued["knobs-spacing"] ** 2 / (np.log(2) - glued["knobs-tiny-exponent"])  # as glued
+    assert glued["ex-knobs-underflow-lower"] == 100 * (1 - exact / glued["ex-knobs-underflow-tau"])
+    assert 0 < glued["ex-knobs-underflow-lower"] < 0.1
+    # Between the two edges every nearest neighbour still has a weight; a little below the exact one none has.
+    # The margins move the nearest scaled score by about 0.35 (an exponential of 0.7 or 0.35 of the smallest
+    # double), far beyond the scores' rounding (the head's bound, 1e-6).
+    positions, noisy = ns["positions"], ns["noisy"]
+    _, w_between = sa.gaussian_head(noisy, positions, (exact + glued["ex-knobs-underflow-tau"]) / 2)
+    _, w_under = sa.gaussian_head(noisy, positions, exact * (1 - 5e-4))
+    assert min(w_between[i, i + 1] for i in range(n - 1)) > 0, "the weight is not yet 0 between the edges"
+    assert np.all(w_under[ns["off_diagonal"]] == 0.0), "exactly 0 below the exact edge"
 
 
 def test_ex_four_times_the_samples_four_times_the_neighbours(chapter):
@@ -120,3 +134,18 @@ def test_ex_the_floor_is_the_blur(chapter):
     assert chapter.namespace["sample_counts"][-1] == glued["knobs-n-last"]
     assert 0 < glued["ex-knobs-open-floor"] < glued["knobs-samples-last"]
     assert glued["ex-knobs-open-floor"] > 0.5 * glued["knobs-samples-last"], "close to the error measured with noise"
+
+
+def test_ex_a_bump_narrowing_with_the_spacing_keeps_its_neighbours_a_slower_one_gains_them():
+    """"as fast as the spacing 1/(N-1), a temperature falling as 1/N**2, keeps the same number of neighbours";
+    "more slowly than the spacing still gains neighbours" (here tau falling as N**(-2/5), the next chapter's)."""
+    n, tau = defaults.N, defaults.TEMPERATURE
+    four = 4 * n
+    with_spacing = noise_and_samples.neighbours_vs_samples([four], tau * ((n - 1) / (four - 1)) ** 2)[0]
+    slower = noise_and_samples.neighbours_vs_samples([four], tau * (four / n) ** (-2 / 5))[0]
+    before = noise_and_samples.neighbours_vs_samples([n], tau)[0]
+    # Equal in exact arithmetic: the same bump in units of the spacing. Each head's rounding moves a row by at most
+    # ROUNDING_TOLERANCE in total, so its sum of squares by at most 2 ROUNDING_TOLERANCE max_j a_ij, relative
+    # 2 ROUNDING_TOLERANCE / max_j a_ij <= 2 ROUNDING_TOLERANCE N_eff (since sum a**2 <= max a); for both heads, twice.
+    assert with_spacing == pytest.approx(before, rel=4 * head.ROUNDING_TOLERANCE * before, abs=0)
+    assert slower > 2 * before, "gains neighbours"

@@ -227,5 +227,41 @@ def test_ex_g_equals_two_i_halves_w_k(chapter):
 
 def test_ex_a_tenth_of_the_step_learns_less_in_as_many_steps(chapter):
     glued, ns = chapter.glued, chapter.namespace
-    assert (ns["steps"], ns["eta"]) == (200, chapter.glued["learning-eta"])
+    # the solution starts where the live cell does, and the live cell leaves the chapter's steps and eta alone
+    assert (ns["live_steps"], ns["live_eta"]) == (ns["short_steps"], ns["eta"]) == (200, glued["learning-eta"])
+    assert ns["steps"] == len(ns["fit"].losses) and glued["ex-learning-live-steps"] == ns["short_steps"]
+    assert ns["short"].loss == glued["ex-learning-live-fast"]  # the live cell's run is the solution's first
     assert glued["learning-loss-start"] > glued["ex-learning-live-slow"] > glued["ex-learning-live-fast"]
+    for name, rate in ns["rates"].items():
+        run = ns["runs"][name]
+        start_Q, start_K = run.checkpoints[0]
+        reach = glued[f"ex-learning-live-reach-{name}"]
+        assert reach == rate * ns["short_steps"]
+        # "Adam moves each entry by at most about eta a step": no entry of either projection moved further
+        assert max(np.abs(run.W_Q - start_Q).max(), np.abs(run.W_K - start_K).max()) <= reach
+        assert glued[f"ex-learning-live-move-{name}"] == np.linalg.norm(run.W_Q - start_Q)
+        assert glued[f"ex-learning-live-score-{name}"] == np.abs(lh.centred_scores(run.W_Q, run.W_K, ns["X"])).max()
+    # "a tenth as far" at most (eta / 10 against eta, times the same steps: a rounding of the division and product)
+    assert glued["ex-learning-live-reach-slow"] == pytest.approx(glued["ex-learning-live-reach-fast"] / 10,
+                                                                 rel=rounding(3), abs=0)
+    # but W_Q actually travels well over a tenth as far ("about 0.38")
+    ratio = glued["ex-learning-live-move-ratio"]
+    assert ratio == glued["ex-learning-live-move-slow"] / glued["ex-learning-live-move-fast"] and 0.2 < ratio < 0.6
+    # the scores: far smaller with the small step, and both below what the band needs, which is hundreds
+    assert glued["ex-learning-live-score-slow"] < glued["ex-learning-live-score-fast"] / 3
+    assert glued["ex-learning-live-score-fast"] < glued["learning-inverse-tau"]
+
+
+def test_ex_a_causal_mask_leaves_the_query_its_own_sample(chapter):
+    """"with s_i in q_i, the head can still weigh the keys before i by the product s_i s_j ... so its output still
+    moves with its own noise z_i": the leaking head, given the causal mask with the diagonal masked (rows 2 to N)."""
+    ns = chapter.namespace
+    leak, positions, clean, noisy = ns["leak"], ns["positions"], ns["clean"], ns["noisy"]
+    X = lh.features_of(leak, positions, noisy)  # (N, 4): [s, pt, pt^2, 1]
+    W_QK = leak.W_Q @ leak.W_K.T
+    assert np.abs(W_QK[0, 0]) == np.abs(W_QK).max(), "the product s_i s_j weighs most"
+    n = len(positions)
+    before = np.tril(np.ones((n, n), dtype=bool), k=-1)[1:]  # (N - 1, N): keys j < i
+    output, _ = sa.attention(X[1:] @ leak.W_Q, X @ leak.W_K, noisy[:, None], 1.0, mask=before)
+    # Not rounding: over the N - 1 queries, the output's error follows the query's own noise (0.53 measured).
+    assert np.corrcoef(output[:, 0] - clean[1:], noisy[1:] - clean[1:])[0, 1] > 0.3

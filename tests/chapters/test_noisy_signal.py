@@ -113,14 +113,43 @@ def test_ex_a_negative_strength_attends_to_the_opposite_sign(chapter):
     assert ns["w_q"] == 1.0
     assert glued["ex-noisy-live-before"] == glued["one-rmse"]  # the same head (w_q = 1) on the same draw
     assert glued["ex-noisy-live-after"] > 2 * glued["sig-noisy-rmse"], "far above the noisy input's"
-    _, w = onedim_head(ns["live_noisy"], w_q=-1.0)
-    top = ns["live_noisy"][np.argmax(w, axis=1)]  # (N,): the value each query attends to most
-    positive = ns["live_noisy"] > 0
-    assert np.all(top[positive] == ns["live_noisy"].min()), "positive samples attend to the most negative"
+    np.testing.assert_array_equal(ns["live_noisy"], ns["noisy"])  # the live cell draws the chapter's samples
+    noisy = ns["noisy"]
+    flipped, w = onedim_head(noisy, w_q=-1.0)
+    assert glued["ex-noisy-live-after"] == rmse(flipped, ns["clean"])  # w_q = -1: the same head, the same function
+    top = most_attended(w)  # (N,): the key each query attends to most
+    positive, negative = noisy > 0, noisy < 0
+    assert positive.any() and negative.any() and np.all(positive | negative)
+    assert np.all(top[positive] == np.argmin(noisy)), "every positive sample attends most to the smallest"
+    assert np.all(top[negative] == np.argmax(noisy)), "every negative one to the largest"
+    # what the live cell prints, for the positive samples: the largest sample's position, then the smallest's
+    assert glued["ex-noisy-live-top-before"] == glued["one-top-high"]
+    assert glued["ex-noisy-live-top-after"] == glued["one-top-low"]
+    # "in the trough ... on its crest"
+    assert abs(glued["ex-noisy-live-top-after"] - 0.75) < 0.1 and abs(glued["ex-noisy-live-top-before"] - 0.25) < 0.1
 
 
-def test_ex_position_tokens_all_look_at_the_last_token(chapter):
-    glued = chapter.glued
+def test_ex_position_tokens_look_at_the_last_token_but_hardly_more_than_at_any_other(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    positions, noisy = ns["positions"], ns["noisy"]
+    # The exercise's projections give q_i = k_i = p_i and v_j = s_j, exactly (products by 1 and 0).
+    tokens = ns["position_tokens"]
+    np.testing.assert_array_equal(tokens @ ns["W_position"], positions[:, None])
+    np.testing.assert_array_equal(tokens @ ns["W_sample"], noisy[:, None])
     # A count over N against 1 - 1 / N: a rounding on each side.
     assert glued["ex-noisy-open-last"] == pytest.approx(1 - 1 / defaults.N, rel=rounding(2), abs=0), "all but the first"
-    assert glued["ex-noisy-open-rmse"] > glued["sig-noisy-rmse"]
+    w = ns["position_weights"]
+    # "within a factor e of each other": row i's scores span p_i <= 1 (the exponential rounds, 2 ulps)
+    assert (w.max(axis=1) / w.min(axis=1)).max() <= np.e * (1 + rounding(8))
+    assert glued["ex-noisy-open-low"] == w.min() < glued["ex-noisy-open-uniform"] == 1 / defaults.N
+    assert glued["ex-noisy-open-high"] == w.max() < 2 * glued["ex-noisy-open-uniform"]
+    # the first query's scores are all 0: the plain mean, to the rounding of an average of N samples
+    assert glued["ex-noisy-open-first"] == pytest.approx(noisy.mean(), rel=0, abs=average_atol(defaults.N, noisy))
+    # "tilted towards its end": the outputs fall steadily from the plain mean, as the weights shift to the end
+    output = ns["position_output"][:, 0]
+    assert glued["ex-noisy-open-final"] == output[-1] < glued["ex-noisy-open-first"]
+    assert np.all(np.diff(output) < 0)
+    assert glued["ex-noisy-open-mean-rmse"] == rmse(np.full(defaults.N, noisy.mean()), ns["clean"])
+    # "against ... for the plain mean everywhere": not smoothing, and close to the plain mean's
+    assert glued["sig-noisy-rmse"] < glued["ex-noisy-open-rmse"] < glued["ex-noisy-open-mean-rmse"]
+    assert glued["ex-noisy-open-rmse"] == pytest.approx(glued["ex-noisy-open-mean-rmse"], rel=0.1)

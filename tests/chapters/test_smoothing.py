@@ -12,6 +12,7 @@ from selfattention import defaults
 from selfattention.interactive.explorer_data import explorer_data, fallback_series
 from selfattention.interactive.widget import SmoothingWidget
 from selfattention.metrics import rmse
+from selfattention.studies import bias_variance as bv
 from selfattention.studies.noise_and_samples import smoothing_errors
 
 STEM = "smoothing"
@@ -122,6 +123,7 @@ def test_ex_the_noise_left_in_the_middle(chapter):
 def test_ex_ten_times_the_temperature_blurs_more_than_it_cleans(chapter):
     glued = chapter.glued
     assert chapter.namespace["tau"] == defaults.TEMPERATURE
+    assert chapter.namespace["wide_tau"] == 10 * defaults.TEMPERATURE  # "Multiply tau by ten"
     assert glued["ex-smoothing-live-before"] == glued["smoothing-rmse-output"]
     assert glued["ex-smoothing-live-after"] > glued["smoothing-rmse-input"] > glued["ex-smoothing-live-before"]
     # sqrt(10 tau / 2) against sqrt(10) sqrt(tau / 2): 3 roundings, relative.
@@ -130,9 +132,15 @@ def test_ex_ten_times_the_temperature_blurs_more_than_it_cleans(chapter):
 
 def test_ex_the_blur_is_largest_at_the_ends(chapter):
     glued = chapter.glued
-    assert glued["ex-smoothing-open-where"] in (0.0, 1.0)
-    assert glued["ex-smoothing-open-end"] > 4 * glued["ex-smoothing-open-middle"]
     ns = chapter.namespace
+    blur = ns["blur"]
+    assert np.argmax(blur) in (0, len(blur) - 1) and glued["ex-smoothing-open-end"] == blur.max()
+    assert glued["ex-smoothing-open-end"] > 4 * glued["ex-smoothing-open-middle"]
+    # "the sine rises through both ends": pulled up at p = 0, down at p = 1
+    assert ns["noise_free"][0] > ns["clean"][0] == 0.0 and ns["noise_free"][-1] < 0.0
+    # "by about f' h sqrt(2 / pi)": the leading term, a little more than the measured pull
+    assert glued["ex-smoothing-open-pull"] == bv.leading_bias(defaults.TEMPERATURE)[0]
+    assert 0.8 * glued["ex-smoothing-open-pull"] < glued["ex-smoothing-open-end"] < glued["ex-smoothing-open-pull"]
     # Equal but for rounding: the sine is odd about 1/2 and the grid symmetric, each to an ulp (the positions and
     # their sines, 4 roundings on 2 pi; the distances, 2 on 1 / tau, once squared), and each end's output is within
     # the head's own rounding.
