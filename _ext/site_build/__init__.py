@@ -9,7 +9,8 @@ A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
 * drops a damaged execution-cache record (its chapter is executed again)
   instead of failing every later build (:mod:`.healing`);
 * makes an incremental build write exactly what a clean build writes
-  (:mod:`.incremental`);
+  (:mod:`.incremental`), also after an edit made while a page was being
+  read (:mod:`.read_times`);
 * stops the build at a failing cell with one line: the chapter, the line in
   its ``.md`` file and the error (:mod:`.failures`);
 * makes the output depend on the sources only: the last commit's time for
@@ -30,7 +31,7 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from . import checks, failures, freshness, healing, incremental, parallel, reproducible
+from . import checks, failures, freshness, healing, incremental, parallel, read_times, reproducible
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -46,6 +47,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("source-read", freshness.note_dependencies)
     app.connect("doctree-read", failures.stop_at_failed_cell)
     incremental.setup(app)
+    read_times.setup(app)
     # Last, so that every other extension has added its scripts.
     app.connect("html-page-context", checks.no_external_assets, priority=999)
     app.connect("html-page-context", checks.no_widget_state, priority=999)

@@ -34,6 +34,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from . import read_times
 from .paths import PROJECT_ROOT
 
 logger = logging.getLogger(__name__)
@@ -85,6 +86,7 @@ def invalidate_stale_cache(app: Sphinx) -> None:
     if cache.exists() and (not stamp.is_file() or stamp.read_text().strip() != digest):
         logger.info("site_build: src/ or requirements changed: emptying the execution cache %s", cache)
         shutil.rmtree(cache)
+        setattr(app, read_times.EMPTIED, True)  # every page is read, so executed, again
     cache.mkdir(parents=True, exist_ok=True)
     stamp.write_text(digest + "\n")
 

@@ -204,3 +204,43 @@ def test_an_edit_to_an_extension_rewrites_every_page_and_executes_nothing(rebuil
     after = stylesheet_versions(rebuilt)
     assert set(after) == set(before) and len(before) >= 3
     assert all(after[page] != before[page] for page in after), (before, after)
+
+
+# ---- Inputs edited while a page is being read: Sphinx dates a reading when it ends, after the notebook ran ----
+
+#: A chapter whose cell edits its own page, as a writer saving the file while its notebook runs would.
+#: (Its code spells the sentences in two parts, so that the edit changes the prose only, not the code.)
+SELF_EDITING_PAGE = ("# Plain\n\nBefore the edit.\n\n```{code-cell} ipython3\nfrom pathlib import Path\n"
+                     "page, old, new = Path('plain.md'), 'Before' + ' the edit.', 'After' + ' the edit.'\n"
+                     "if old in page.read_text():\n    page.write_text(page.read_text().replace(old, new))\n```\n")
+#: A chapter whose cell edits a file of ``src/`` after its kernel started, as a writer editing the package would.
+SRC_EDITING_PAGE = ("# Plain\n\nThe package is edited.\n\n```{code-cell} ipython3\nfrom pathlib import Path\n"
+                    "stub = Path('../src/stub.py')\nif 'first' in stub.read_text():\n"
+                    "    stub.write_text('# second version\\n')\n```\n")
+
+
+def page_text(book: Path, name: str) -> str:
+    return (book / SITE / "book" / f"{name}.html").read_text()
+
+
+def test_a_page_edited_while_its_notebook_runs_is_read_again(rebuilt):
+    write_chapter(rebuilt, "plain", SELF_EDITING_PAGE)
+    during = build(rebuilt)
+    assert pages_read(during) == ["book/plain"] and "Before the edit." in page_text(rebuilt, "plain")
+    after = build(rebuilt)  # the edit is newer than the file that was read, though older than the reading's end
+    assert pages_read(after) == ["book/plain"] and after.executed == set(), after.log[-3000:]
+    assert "After the edit." in page_text(rebuilt, "plain")
+    assert pages_read(build(rebuilt)) == []
+
+
+def test_a_package_edited_while_a_notebook_runs_executes_every_page_again(rebuilt):
+    """The execution cache is emptied for the new package: the page that ran during the edit is executed too."""
+    (rebuilt / "src").mkdir(exist_ok=True)
+    (rebuilt / "src" / "stub.py").write_text("# first version\n")
+    write_chapter(rebuilt, "plain", SRC_EDITING_PAGE)
+    build(rebuilt)
+    assert "second" in (rebuilt / "src" / "stub.py").read_text()
+    after = build(rebuilt)
+    assert "emptying the execution cache" in after.log, after.log[-3000:]
+    assert after.executed == {"book/explorer.md", "book/plain.md"}, after.log[-3000:]
+    assert pages_read(build(rebuilt)) == []
