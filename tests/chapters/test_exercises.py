@@ -29,7 +29,7 @@ EXERCISE = re.compile(r"^```\{exercise-start\} ([^\n]+)\n:label: (\S+)\n```\n(.*
                       re.S | re.M)
 SOLUTION = re.compile(r"^```\{solution-start\} (\S+)\n```\n(.*?)^```\{solution-end\}\n```", re.S | re.M)
 #: Chapters listed in the toc before the notation page that have no exercises yet.
-WITHOUT_EXERCISES_YET: set[str] = {"many-heads", "positions-and-masks"}
+WITHOUT_EXERCISES_YET: set[str] = set()
 
 
 def chapters_with_exercises() -> list[str]:
