@@ -356,6 +356,8 @@ def _many_head_calls(series):
              {"X": a, "heads": "sequence", "W_O": a}),
         Call("multihead.derivative_layer", multihead.derivative_layer, {"offset": 0.1, "temperature": 0.05},
              {"offset": "positive", "temperature": "positive"}, f),
+        Call("multihead.curvature_layer", multihead.curvature_layer, {"offset": 0.1, "temperature": 0.05},
+             {"offset": "positive", "temperature": "positive"}, f),
         Call("multihead.jackknife_layer", multihead.jackknife_layer, {"temperature": 0.05, "ratio": 1.5},
              {"temperature": "positive", "ratio": "positive"}, f),
         Call("defaults.check_layer_ranges", defaults.check_layer_ranges, {"n": 10, "sigma": 0.3,

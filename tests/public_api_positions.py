@@ -56,6 +56,8 @@ def positions_calls() -> list[Call]:
              {"frequency": t, "temperature": t}),
         Call("positional.alias_free_frequency", positional.alias_free_frequency, {"positions": P},
              {"positions": a}),
+        Call("positional.transformer_frequencies", positional.transformer_frequencies, {"count": 4, "base": 100.0},
+             {"count": c, "base": "positive"}),
         Call("symbolic.symbolic_sinusoidal_score", symbolic.symbolic_sinusoidal_score, {}, {}, f),
         Call("symbolic.is_cosine_of_the_difference", symbolic.is_cosine_of_the_difference, {}, {}, f),
         Call("symbolic.cosine_expansion", symbolic.cosine_expansion, {"order": 5}, {"order": c}, f),

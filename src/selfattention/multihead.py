@@ -259,6 +259,39 @@ def derivative_layer(offset, temperature):
     return heads, np.array([[1.0], [-1.0]]) / (2 * delta)
 
 
+def curvature_layer(offset, temperature):
+    r"""Three offset heads and the output projection that make a second derivative: a second difference.
+
+    .. math:: \text{output}_i = \frac{\text{head}_{-\delta}(X)_i - 2\, \text{head}_{0}(X)_i
+        + \text{head}_{+\delta}(X)_i}{\delta^2}
+        \approx \frac{\bar f(p_i - \delta) - 2 \bar f(p_i) + \bar f(p_i + \delta)}{\delta^2} \approx f''(p_i)
+
+    The rows of the layer's weights sum to 0 (a constant has no curvature),
+    and, where the three bands lie inside the signal, so do their first
+    moments (nor has a line).
+
+    Parameters
+    ----------
+    offset : float
+        ``delta > 0``, with ``1 / delta**2`` a double.
+    temperature : float
+        ``tau > 0``, the temperature of the three heads.
+
+    Returns
+    -------
+    heads : list of Head, length 3
+        At offsets ``-delta``, ``0`` and ``+delta``.
+    W_O : ndarray, shape (3, 1)
+        ``[1, -2, 1] / delta**2``.
+    """
+    delta = as_temperature(offset, "offset")
+    with np.errstate(over="ignore"):
+        W_O = np.array([[1.0], [-2.0], [1.0]]) / delta / delta  # divided in turn: delta**2 alone may underflow
+    finite_result(W_O, f"offset: 2 / offset**2 overflows the double range, got {offset!r}")
+    heads = [offset_head(-delta, temperature), offset_head(0.0, temperature), offset_head(delta, temperature)]
+    return heads, W_O
+
+
 def jackknife_layer(temperature, ratio):
     r"""Two heads at temperatures ``tau`` and ``rho**2 tau`` combined to cancel the ``h**2`` bias.
 

@@ -11,6 +11,9 @@ positions through ``p_i - p_j`` only: a kernel.
 
   .. math:: q_i \cdot k_j = \xi_1 \cos(\omega_1 (p_i - p_j)) + \dots + \xi_F \cos(\omega_F (p_i - p_j)).
 
+  The original transformer's frequencies, a geometric progression, are
+  :func:`transformer_frequencies`.
+
 * **Rotary encodings** (RoPE, Su et al.): tokens ``[s, 1]``, whose query and
   key are rotated, each pair of coordinates by its own angle ``omega p``; the same
   score, from tokens of two numbers whatever ``F``.
@@ -35,7 +38,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import memory
-from ._validation import as_array, as_nonnegative_scalar, as_series, as_temperature, finite_result
+from ._validation import (
+    as_array,
+    as_count,
+    as_nonnegative_scalar,
+    as_positive_scalar,
+    as_series,
+    as_temperature,
+    finite_result,
+)
 from .core import attention
 from .head import ROUNDING_TOLERANCE, _weight_shift, centre_positions
 
@@ -360,6 +371,38 @@ def alias_free_frequency(positions) -> float:
     with np.errstate(over="ignore"):
         omega = (np.pi / 2) / half_span
     return float(finite_result(omega, "positions: their span is too small for pi / span to be a double"))
+
+
+def transformer_frequencies(count, base=10000.0) -> np.ndarray:
+    r"""The frequencies of the original transformer's sinusoidal encoding, in radians per token.
+
+    Vaswani et al. encode position ``pos`` (in tokens) by ``sin(pos / base**(2 i / d_model))`` and
+    ``cos(pos / base**(2 i / d_model))`` for ``i = 0, ..., d_model / 2 - 1``, with ``base = 10000``:
+    ``F = d_model / 2`` frequencies in a geometric progression from 1 down, each the one before divided
+    by ``base**(1 / F)``,
+
+    .. math:: \omega_1, \omega_2, \dots, \omega_F = 1,\ \text{base}^{-1/F},\ \dots,\ \text{base}^{-(F-1)/F},
+
+    whose wavelengths ``2 pi / omega`` run from ``2 pi`` to nearly ``2 pi base`` tokens.
+
+    Parameters
+    ----------
+    count : int
+        ``F >= 1``, the number of frequencies (half the width of the encoding).
+    base : float
+        Greater than 1; 10000 in the original transformer.
+
+    Returns
+    -------
+    ndarray, shape (F,)
+        Decreasing from 1, all positive.
+    """
+    F = as_count(count, "count")
+    memory.require(8 * F, "count", f"{F} frequencies")
+    b = as_positive_scalar(base, "base")
+    if not b > 1:
+        raise ValueError(f"base must be greater than 1, so that the frequencies fall, got {base!r}")
+    return b ** (-np.arange(F) / F)  # (F,): at least 1 / b > 0, never below the double range
 
 
 # --- checks shared by the cosine heads ---------------------------------------------------------

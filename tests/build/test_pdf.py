@@ -35,7 +35,7 @@ def test_the_pdf_has_every_chapter_and_figure_and_nothing_for_the_web_only(print
 
 def test_a_solution_left_out_of_the_print_is_a_problem(printed, site_dir):
     expected = pdf_checks.expected_from_site(site_dir)
-    assert len(expected.solutions) >= 3 * 8, "three to five exercises in each of the eight chapters"
+    assert len(expected.solutions) >= 3 * 10, "three to five exercises in each of the ten chapters"
     title, words = expected.solutions[0]
     unprinted = dataclasses.replace(expected, solutions=[(title, f"{words} that the book never printed")])
     assert pdf_checks.check_pdf(printed, unprinted) == [

@@ -10,12 +10,14 @@ import numpy as np
 import pytest
 import sympy as sp
 from chapters.book import source
+from tolerances import average_atol, half_spread, rounding, softmax_rtol, square_scores_error
 
 import selfattention as sa
 from selfattention import defaults, symbolic
 from selfattention.kernel import temperature_to_bandwidth
 from selfattention.multihead import (
     Head,
+    curvature_layer,
     derivative_layer,
     head_outputs,
     jackknife_layer,
@@ -288,3 +290,111 @@ def test_the_explorer_starts_near_the_rules_choice(chapter):
     glued = chapter.glued
     assert ":offset: 0.1\n" in text and abs(0.1 - glued["mh-best-delta"]) < 0.01
     assert ":temperature: 0.004\n" in text and abs(0.004 / glued["mh-best-tau"] - 1) < 0.01
+
+
+# --- the exercises -----------------------------------------------------------------------------
+
+
+def test_ex_the_derivative_layers_w_o_and_a_straight_line(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    delta, p = glued["ex-mh-line-delta"], ns["positions"]
+    assert delta == ns["line_offset"] and ns["line_heads"][0].temperature == defaults.TEMPERATURE
+    # [1, -1] / (2 delta): a doubling (exact) and a division (one rounding) on each side.
+    np.testing.assert_allclose(glued["ex-mh-line-wo"], [[1 / (2 * delta)], [-1 / (2 * delta)]], rtol=rounding(2),
+                               atol=0)
+    assert [glued["ex-mh-line-wo-plus"], glued["ex-mh-line-wo-minus"]] == [row[0] for row in glued["ex-mh-line-wo"]]
+    B = dv.derivative_weights(p, delta, defaults.TEMPERATURE)
+    np.testing.assert_allclose(B.sum(axis=1), 0.0, rtol=0, atol=rounding(2 * defaults.N + 4, 1 / delta))  # no constant
+    # The middle query's bands lie 9 h inside the signal: both heads average the line (values up to 5) to its value
+    # at their centres, but for rounding; the difference is divided by 2 delta.
+    gap = square_scores_error(half_spread(p, delta), defaults.TEMPERATURE)
+    atol = 2 * average_atol(defaults.N, 5.0, gap) / (2 * delta)
+    assert glued["ex-mh-line-slope"] == pytest.approx(3.0, rel=0, abs=atol)
+    assert glued["ex-mh-line-gap"] == np.abs(ns["line_output"][ns["inside"]] - 3).max() < 1e-3
+    assert glued["ex-mh-line-end"] < 3 / 2, "at p = 0 the head at -delta cannot look behind the start"
+
+
+def test_ex_bandwidths_h_and_2h(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    # [rho**2, -1] / (rho**2 - 1) with rho**2 = 4 and 3 exact: one division each.
+    np.testing.assert_allclose(glued["ex-mh-rho-wo"], [[4 / 3], [-1 / 3]], rtol=rounding(1), atol=0)
+    narrow, wide = ns["wide_heads"]
+    assert wide.temperature == 4 * narrow.temperature == 4 * defaults.TEMPERATURE
+    # What is left is -rho**2 h**4 f''''/8: twice as much at rho = 2 as at rho = sqrt(2) (measured as in
+    # test_the_layer_leaves_the_fourth_order_term: the next order, (1 + rho**2) (omega h)**2 / 6, is 1.6 % here).
+    n, tau = 2001, 0.001
+    p, f, _ = sa.noisy_sine(n, 0.0)
+    big = bv.region_mask(p, "interior") & (np.abs(f) > 0.5)
+    h = temperature_to_bandwidth(tau)
+    for rho in (2.0, np.sqrt(2)):
+        bias = jk.jackknife_weights(p, tau, rho) @ f - f
+        np.testing.assert_allclose(bias[big] / (-(rho**2) * h**4 / 8 * OMEGA**4 * f[big]), 1.0, rtol=0.05)
+    # The noise: smaller with rho = 2 at the same temperature, the negative dip shallower.
+    assert glued["ex-mh-rho-noise-root"] == defaults.SIGMA * np.sqrt(np.sum(ns["B_jk"][ns["middle"]] ** 2))
+    assert glued["ex-mh-rho-noise-two"] < glued["ex-mh-rho-noise-root"]
+    assert glued["mh-jk-min-weight"] < glued["ex-mh-rho-min"] < 0
+    # Rows: two heads' rows, each 1 within softmax_rtol(N), weighted by entries that add up to 5/3 in size.
+    assert glued["ex-mh-rho-row-sum"] <= 5 / 3 * softmax_rtol(defaults.N) + rounding(defaults.N + 2, 5 / 3)
+    assert glued["mh-rho-cost-2"] > glued["mh-rho-cost"], "at the best h the doubled bias outweighs the noise"
+
+
+def test_ex_half_the_offset_does_not_double_the_noise(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    assert ns["live_offset"] == glued["mh-best-delta"]
+    assert glued["ex-mh-live-before"] == ns["live_noise"], "the live cell prints the solution's first value"
+    assert glued["ex-mh-live-factor"] == glued["ex-mh-live-after"] / glued["ex-mh-live-before"]
+    assert 1.5 < glued["ex-mh-live-factor"] < 1.9, "not by two"
+    ratio = glued["mh-best-ratio"]
+    assert 0.9 < ratio / 2 < 1.3, "half the rule's offset is close to one bandwidth"
+    formula = np.sqrt(4 * -np.expm1(-(ratio**2) / 4) / -np.expm1(-(ratio**2)))  # the factor written in the solution
+    assert glued["ex-mh-live-formula"] == pytest.approx(formula, rel=1e-12)
+    assert glued["ex-mh-live-factor"] == pytest.approx(glued["ex-mh-live-formula"], rel=2 * glued["mh-noise-gap"])
+    assert 1 < glued["ex-mh-live-again"] < 1.3 < glued["ex-mh-live-factor"], "nearing the flat part"
+
+
+def test_ex_the_curvature_from_three_heads(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    delta, tau, middle = glued["mh-best-delta"], glued["mh-best-tau"], ns["middle"]
+    heads, W_O = curvature_layer(delta, tau)
+    assert [head.W_Q[3, 0] / np.sqrt(2) for head in heads] == pytest.approx([-delta, 0.0, delta])
+    np.testing.assert_array_equal(W_O[:, 0], np.array([1.0, -2.0, 1.0]) / delta / delta)
+    B = ns["B_curv"]
+    np.testing.assert_array_equal(B, layer_weights(ns["X"], heads, W_O))
+    # Rows sum to zero; the middle query's first moment vanishes (positions up to 1, the same bound).
+    atol = 4 / delta**2 * (softmax_rtol(defaults.N) + rounding(defaults.N + 3))
+    np.testing.assert_allclose(B.sum(axis=1), 0.0, rtol=0, atol=atol)
+    assert glued["ex-mh-open-moment"] <= 2 * atol
+    # The bias (h**2 / 2 + delta**2 / 12) f'''', closer and closer as h and delta shrink (as for the slope).
+    n = 2001
+    p, f, _ = sa.noisy_sine(n, 0.0)
+    inside = bv.region_mask(p, "interior")
+    errors = []
+    for scale in (1.0, 0.5):
+        d, t = 0.04 * scale, 4e-4 * scale**2
+        h = temperature_to_bandwidth(t)
+        X = signal_tokens(np.zeros(n), p)
+        bias = layer_weights(X, *curvature_layer(d, t)) @ f + OMEGA**2 * f  # f'' = -omega**2 f
+        leading = (h * h / 2 + d * d / 12) * OMEGA**4 * f  # f'''' = omega**4 f
+        errors.append(np.abs(bias - leading)[inside].max() / np.abs(leading[inside]).max())
+    assert errors[1] < errors[0] / 3 and errors[1] < 0.01
+    # Far apart (delta = 8 h), the heads average separate samples: 6 times one head's variance over delta**4.
+    h = temperature_to_bandwidth(tau)
+    far = layer_weights(ns["X"], *curvature_layer(8 * h, tau))[middle]
+    one_head = np.sum(sa.gaussian_head(ns["noisy"], ns["positions"], tau)[1][middle] ** 2)
+    assert np.sum(far**2) == pytest.approx(6 * one_head / (8 * h) ** 4, rel=1e-3)
+    # The book's sine: the glued numbers, and what the solution says of them.
+    noise = {name: defaults.SIGMA * np.sqrt(np.sum(weights[middle] ** 2))
+             for name, weights in (("", B), ("-wide", ns["B_curv_wide"]))}
+    assert (glued["ex-mh-open-noise"], glued["ex-mh-open-noise-wide"]) == (noise[""], noise["-wide"])
+    assert glued["ex-mh-open-amplitude"] == pytest.approx(4 * np.pi**2)
+    curvature = -(OMEGA**2) * ns["clean"]
+    for name, weights in (("", B), ("-wide", ns["B_curv_wide"])):
+        rmse = np.sqrt(np.mean((weights @ ns["noisy"] - curvature)[ns["inside"]] ** 2))
+        assert glued[f"ex-mh-open-rmse{name}"] == pytest.approx(rmse, rel=1e-14)
+    assert glued["ex-mh-open-share"] == pytest.approx(100 * glued["ex-mh-open-rmse"] / glued["ex-mh-open-amplitude"])
+    assert glued["ex-mh-open-slope-share"] == pytest.approx(100 * glued["mh-rmse-inside"] / OMEGA)
+    assert glued["ex-mh-open-share"] > glued["ex-mh-open-slope-share"]
+    assert glued["ex-mh-open-noise-wide"] < glued["ex-mh-open-noise"], "twice the offset cuts the noise"
+    assert glued["ex-mh-open-rmse-wide"] < glued["ex-mh-open-rmse"], "a curvature wants wider offsets"
+    wide_bias = ns["B_curv_wide"] @ ns["clean"] - curvature
+    assert np.abs(wide_bias[ns["inside"]]).max() > np.abs((B @ ns["clean"] - curvature)[ns["inside"]]).max()

@@ -13,12 +13,13 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from tolerances import average_atol, rounding
 
 import selfattention as sa
 from selfattention import defaults, positional
 from selfattention.core import causal_mask
 from selfattention.kernel import DEFAULT_CANDIDATES, temperature_to_bandwidth
-from selfattention.metrics import rmse
+from selfattention.metrics import mean_offset, rmse
 from selfattention.studies import causal, rotary, sinusoidal
 
 STEM = "positions-and-masks"
@@ -330,3 +331,98 @@ def test_the_glued_numbers_are_plain_python_numbers(chapter):
     numbers = {name: value for name, value in chapter.glued.items() if not name.startswith("fig-")}
     assert all(type(value) in (float, int, bool) for value in numbers.values()), \
         {name: type(value) for name, value in numbers.items() if type(value) not in (float, int, bool)}
+
+
+# --- the exercises -----------------------------------------------------------------------------
+
+
+def test_ex_the_temperature_of_one_cosine(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    xi, omega = glued["ex-pos-cosine-xi"], ns["check_frequency"]
+    assert omega == np.pi / 2 and xi == ns["check_amplitude"]
+    # sympy's 2 / (omega**2 xi), evaluated in floating point: a few roundings of each.
+    assert glued["ex-pos-cosine-tau"] == pytest.approx(2 / (xi * omega**2), rel=rounding(8), abs=0)
+    assert glued["ex-pos-cosine-tau"] == pytest.approx(8 / (xi * np.pi**2), rel=rounding(8), abs=0)
+    assert positional.gaussian_amplitude(omega, glued["ex-pos-cosine-tau"]) == pytest.approx(xi, rel=rounding(8))
+    _, cosine = positional.sinusoidal_head(ns["noisy"], ns["positions"], [omega], [xi])
+    _, gauss = sa.gaussian_head(ns["noisy"], ns["positions"], glued["ex-pos-cosine-tau"])
+    assert glued["ex-pos-cosine-gap"] == np.max(np.abs(cosine - gauss)) < 1e-3
+
+
+def test_ex_an_alibi_head_as_wide_as_the_gaussian_head(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    tau, b = glued["pos-loo-tau"], glued["ex-pos-alibi-slope"]
+    assert glued["ex-pos-alibi-h"] == temperature_to_bandwidth(tau)
+    assert b == pytest.approx(np.sqrt(2) / glued["ex-pos-alibi-h"], rel=rounding(4), abs=0)
+    assert b == pytest.approx(2 / np.sqrt(tau), rel=rounding(4), abs=0)
+    assert 2 / np.sqrt(round(tau, 4)) == pytest.approx(b, rel=0.01), "tau as printed gives an answer the box takes"
+    # 1001 positions, a row of standard deviation 0.0375 = 37 steps, 13 of them from the nearest end: h to 1e-3
+    assert glued["ex-pos-alibi-dense"] == ns["dense_positions"].size == 1001
+    assert glued["ex-pos-alibi-spread"] == pytest.approx(glued["ex-pos-alibi-h"], rel=1e-3)
+    slopes = 1 / DEFAULT_CANDIDATES
+    assert glued["pos-loo-slope"] == slopes[slopes < b].max(), "the candidate just below"
+    assert glued["ex-pos-alibi-step"] == pytest.approx(10 ** (1 / 20), rel=rounding(4))
+
+
+def test_ex_the_original_transformers_frequencies(chapter):
+    glued = chapter.glued
+    F, n = glued["ex-pos-freq-f"], glued["ex-pos-freq-n"]
+    assert (glued["ex-pos-freq-width"], F, n) == (512, 256, 512)
+    assert glued["ex-pos-freq-span"] == n - 1
+    assert glued["ex-pos-freq-limit"] == pytest.approx(np.pi / (n - 1), rel=rounding(4))
+    assert glued["ex-pos-freq-period"] == pytest.approx(2 * (n - 1), rel=rounding(8)), "twice the span"
+    # Vaswani's frequencies written out, 1 / 10000**(2 i / d_model), and the rule omega (N - 1) <= pi:
+    vaswani = [1 / 10000 ** (2 * i / glued["ex-pos-freq-width"]) for i in range(F)]
+    assert glued["ex-pos-freq-count"] == sum(omega * (n - 1) <= np.pi for omega in vaswani)
+    margin = min(abs(omega * (n - 1) / np.pi - 1) for omega in vaswani)
+    assert margin > 1e-3, "no frequency sits on the edge, where rounding could move it across"
+    assert glued["ex-pos-freq-above"] + glued["ex-pos-freq-count"] == F
+    assert glued["ex-pos-freq-share"] == 100 * glued["ex-pos-freq-count"] / F
+    u = np.arange(float(n))
+    for omega in vaswani:  # the obeying cosines fall over the whole sequence, the others turn back up
+        falls = bool(np.all(np.diff(np.cos(omega * u)) <= 0))
+        assert falls is (omega * (n - 1) <= np.pi)
+    assert vaswani[0] == 1.0
+
+
+def test_ex_a_quarter_of_the_temperature_about_halves_the_lag(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    assert ns["temperature"] == defaults.TEMPERATURE and ns["row"] == ns["middle"]
+    assert glued["ex-pos-live-lag-before"] == glued["pos-lag"]  # the same head on the same draw
+    assert glued["ex-pos-live-rmse-before"] == glued["pos-causal-rmse"]
+    assert glued["ex-pos-live-neighbours-before"] == pytest.approx(glued["pos-causal-neighbours"], rel=1e-12)
+    assert glued["ex-pos-live-lag-factor"] == glued["ex-pos-live-lag-after"] / glued["ex-pos-live-lag-before"]
+    assert 0.4 < glued["ex-pos-live-lag-factor"] < 0.5, "a little more than half"
+    ratio = glued["ex-pos-live-neighbours-after"] / glued["ex-pos-live-neighbours-before"]
+    assert ratio == pytest.approx(0.5, rel=0.1), "about half as many samples"
+    assert glued["ex-pos-live-rmse-after"] < glued["ex-pos-live-rmse-before"], "the error falls"
+    # Why a little more than half: give the query's own sample half its weight (as an integral would, the
+    # trapezoid rule) and the two lags are each within 2 % of h sqrt(2 / pi), halving with h.
+    p, row = ns["live_positions"], ns["row"]
+    for weights, tau in ((ns["live_weights"], defaults.TEMPERATURE), (ns["quarter_weights"], defaults.TEMPERATURE / 4)):
+        trapezoid = weights[row].copy()
+        trapezoid[row] /= 2
+        lag = p[row] - trapezoid @ p / trapezoid.sum()
+        assert lag == pytest.approx(temperature_to_bandwidth(tau) * np.sqrt(2 / np.pi), rel=0.02)
+
+
+def test_ex_two_causal_heads_against_the_lag(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    p, middle = ns["positions"], ns["middle"]
+    # The lags of the heads at tau and 4 tau are about in the ratio of their bandwidths, 2.
+    wide_lag = float(-mean_offset(ns["wide_weights"], p)[middle])
+    assert wide_lag / glued["pos-lag"] == pytest.approx(2, rel=0.15)
+    np.testing.assert_array_equal(np.linalg.solve([[1.0, 1.0], [1.0, 2.0]], [1.0, 0.0]), [2.0, -1.0])
+    B = ns["pair_weights"]
+    np.testing.assert_array_equal(B, 2 * ns["causal_weights"] - ns["wide_weights"])
+    assert (B < 0).any() and np.all(np.triu(B, 1) == 0), "both signs, and still causal"
+    # The lag of the layer's middle row, from its weights: rounding of two averages of positions up to 1.
+    assert glued["ex-pos-open-lag"] == pytest.approx(p[middle] - B[middle] @ p, rel=0,
+                                                     abs=3 * average_atol(defaults.N, 1.0))
+    assert -glued["pos-lag"] / 5 < glued["ex-pos-open-lag"] < 0, "not exactly zero: a little ahead"
+    assert glued["pos-gauss-rmse"] < glued["ex-pos-open-rmse"] < glued["pos-causal-rmse"]
+    assert glued["ex-pos-open-noise-one"] == pytest.approx(defaults.SIGMA / np.sqrt(glued["pos-causal-neighbours"]))
+    assert glued["ex-pos-open-noise"] > glued["ex-pos-open-noise-one"]
+    assert glued["ex-pos-open-next-one"] == rmse(ns["causal_output"][:-1], ns["clean"][1:])
+    assert glued["ex-pos-open-next"] < glued["pos-next-clean"] < glued["ex-pos-open-next-one"]
+    assert ns["pair_means"][middle] > p[middle], "on the rising line p it is ahead of the present: it extrapolates"

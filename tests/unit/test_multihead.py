@@ -21,10 +21,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from tolerances import average_atol, half_spread, rounding, softmax_rtol, square_scores_error
 
 import selfattention as sa
 from selfattention.multihead import (
     Head,
+    curvature_layer,
     derivative_layer,
     head_outputs,
     jackknife_layer,
@@ -140,6 +142,32 @@ def test_the_derivative_layers_rows_sum_to_zero(n, tau, delta):
     np.testing.assert_allclose(B.sum(axis=1), 0.0, rtol=0, atol=1e-12 / delta)
 
 
+@given(st.integers(2, 40), st.floats(1e-3, 0.3), st.floats(1e-3, 0.5))
+def test_the_curvature_layers_rows_sum_to_zero(n, tau, delta):
+    heads, W_O = curvature_layer(delta, tau)
+    assert [head.W_Q[3, 0] for head in heads] == [-np.sqrt(2) * delta, 0.0, np.sqrt(2) * delta]  # -delta, 0, +delta
+    B = layer_weights(signal_tokens(np.zeros(n), np.linspace(0, 1, n)), heads, W_O)
+    # Each head's weights round within softmax_rtol(n) of 1 in all; W_O's entries add up to 4 / delta**2 in size,
+    # and adding the three heads and summing the row round n + 3 times more on that size.
+    np.testing.assert_allclose(B.sum(axis=1), 0.0, rtol=0, atol=4 / delta**2 * (softmax_rtol(n) + rounding(n + 3)))
+
+
+def test_the_curvature_layer_gives_a_parabolas_second_derivative_where_its_bands_lie_inside():
+    """On f = p**2 a band centred on c of variance h**2 averages c**2 + h**2: the second difference is 2, exactly."""
+    p = np.linspace(0, 1, 2001)
+    delta, tau = 0.05, 2e-4  # h = 0.01: every band of the queries in [0.2, 0.8] lies 10 h inside the signal
+    heads, W_O = curvature_layer(delta, tau)
+    np.testing.assert_array_equal(W_O[:, 0], np.array([1.0, -2.0, 1.0]) / delta / delta)
+    output = multi_head(signal_tokens(p**2, p), heads, W_O)[:, 0]
+    inside = (p >= 0.2) & (p <= 0.8)
+    # Each head averages values up to 1 with weights whose scores round within square_scores_error; W_O's
+    # entries add up to 4 / delta**2 in size.
+    atol = 4 / delta**2 * average_atol(p.size, 1.0, square_scores_error(half_spread(p, delta), tau))
+    np.testing.assert_allclose(output[inside], 2.0, rtol=0, atol=atol)
+    line = layer_weights(signal_tokens(p, p), heads, W_O) @ p  # a line has no curvature
+    np.testing.assert_allclose(line[inside], 0.0, rtol=0, atol=atol)
+
+
 @given(st.integers(2, 40), st.floats(1e-3, 0.3), st.floats(1.05, 4.0))
 def test_the_two_temperature_layers_weights_sum_to_one(n, tau, rho):
     heads, W_O = jackknife_layer(tau, rho)
@@ -200,6 +228,8 @@ def test_a_head_is_frozen_and_keeps_its_own_copies():
         (lambda: layer_weights(np.ones((3, 4)), [offset_head(0, 1.0)], np.ones((1, 2))), "W_O must have one column"),
         (lambda: derivative_layer(0.0, 0.1), "offset must be positive"),
         (lambda: derivative_layer(-0.1, 0.1), "offset must not be negative"),
+        (lambda: curvature_layer(0.0, 0.1), "offset must be positive"),
+        (lambda: curvature_layer(1e-160, 0.1), "offset: 2 / offset"),
         (lambda: jackknife_layer(0.1, 1.0), "ratio must be greater than 1"),
         (lambda: jackknife_layer(0.1, 1e200), "ratio must be greater than 1"),
         (lambda: jackknife_layer(1e300, 1e5), "temperature times ratio"),

@@ -113,6 +113,25 @@ def test_the_alias_free_frequency_needs_two_positions():
         positional.alias_free_frequency([0.3, 0.3])
 
 
+def test_the_transformers_frequencies_are_vaswanis():
+    """1 / 10000**(2 i / d_model) for i = 0, ..., d_model / 2 - 1, written out one at a time."""
+    d_model = 512
+    reference = [1 / 10000 ** (2 * i / d_model) for i in range(d_model // 2)]
+    omega = positional.transformer_frequencies(d_model // 2)
+    # Two roundings of the exponent and pow's ulp on each side: a few EPS relative to each frequency.
+    np.testing.assert_allclose(omega, reference, rtol=8 * EPS * np.log(10000), atol=0)
+    assert omega[0] == 1.0 and np.all(np.diff(omega) < 0)
+    ratios = omega[1:] / omega[:-1]
+    np.testing.assert_allclose(ratios, 10000 ** (-1 / 256), rtol=16 * EPS * np.log(10000), atol=0)  # geometric
+    np.testing.assert_allclose(positional.transformer_frequencies(3, base=8.0), [1.0, 0.5, 0.25], rtol=4 * EPS, atol=0)
+
+
+@pytest.mark.parametrize("base", [1.0, 0.5])
+def test_the_transformers_frequencies_refuse_a_base_at_which_they_would_not_fall(base):
+    with pytest.raises(ValueError, match="base must be greater than 1"):
+        positional.transformer_frequencies(4, base=base)
+
+
 # --- rotary encodings ---------------------------------------------------------------------------
 
 
