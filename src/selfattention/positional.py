@@ -147,10 +147,10 @@ def rotate(vectors, positions, frequencies) -> np.ndarray:
         -\sin \omega p_i & \cos \omega p_i \end{bmatrix} .
 
     Rotations compose by adding angles, and the transpose of one turns it
-    back, so each pair adds to the dot product of a rotated query and a
-    rotated key what the query's unrotated pair, turned by
-    ``omega (p_i - p_j)``, gives with the key's unrotated pair: a function
-    of the difference of the positions only, whatever the vectors.
+    back, so each pair contributes to the dot product of a rotated query and
+    a rotated key the dot product of the query's unrotated pair, turned by
+    ``omega (p_i - p_j)``, with the key's unrotated pair: a function of the
+    difference of the positions only, whatever the vectors.
 
     Parameters
     ----------
