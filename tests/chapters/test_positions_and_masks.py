@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import selfattention as sa
-from selfattention import defaults, positional
+from selfattention import defaults, positional, symbolic
 from selfattention.core import causal_mask
 from selfattention.kernel import DEFAULT_CANDIDATES, temperature_to_bandwidth
 from selfattention.metrics import rmse
@@ -35,6 +35,24 @@ def test_the_tokens_are_the_sample_and_its_encoding(chapter):
                                                         - chapter.namespace["positions"][None, :])), atol=1e-15)
 
 
+def test_adding_the_encoding_is_appending_it_when_each_is_zero_in_the_others_columns(chapter):
+    ns = chapter.namespace
+    p, s = ns["positions"], ns["noisy"]
+    encoding = positional.sinusoidal_encoding(p, [np.pi, np.pi / 3])  # (N, 2F)
+    embedding = np.column_stack([s, np.zeros_like(encoding)])  # zero in the encoding's columns
+    padded = np.column_stack([np.zeros_like(s), encoding])  # zero in the sample's column
+    np.testing.assert_array_equal(embedding + padded, np.column_stack([s, encoding]))
+    moved = np.column_stack([s, np.ones_like(encoding)]) + padded  # an embedding not zero there
+    assert not np.array_equal(moved, np.column_stack([s, encoding]))
+
+
+def test_the_square_root_of_the_amplitudes_size_scales_both_and_the_query_carries_its_sign():
+    for weights in (positional.sinusoidal_head_weights, positional.rotary_head_weights):
+        W_Q, W_K, _ = weights([-4.0])
+        assert np.max(W_K) == 2.0 and np.min(W_Q) == -2.0, weights.__name__
+        assert np.min(W_Q @ W_K.T) == -4.0, "the bilinear form W_Q W_K^T carries the amplitude, sign and all"
+
+
 def test_sympy_finds_the_score_a_cosine_of_the_difference(chapter):
     assert chapter.glued["pos-cosine-holds"] is True
     assert len(chapter.namespace["terms"]) == 2
@@ -44,7 +62,7 @@ def test_a_shift_of_every_position_changes_the_scores_by_rounding_only(chapter):
     """The angles omega p reach pi (1 + 10): each encoding entry is off by eps (1 + 35) at most, a score by four
     times that of the largest score, 3e-14; the gap must be below it, and it is not exactly 0 (rounding)."""
     assert chapter.glued["pos-shift"] == chapter.namespace["shift"]
-    assert chapter.glued["pos-shift-gap"] <= 4 * np.finfo(float).eps * (1 + np.pi * 11)
+    assert 0 < chapter.glued["pos-shift-gap"] <= 4 * np.finfo(float).eps * (1 + np.pi * 11)
 
 
 def test_the_amplitude_matches_the_books_temperature(chapter):
@@ -53,6 +71,19 @@ def test_the_amplitude_matches_the_books_temperature(chapter):
     assert glued["pos-xi"] == pytest.approx(2 / (defaults.TEMPERATURE * np.pi**2), rel=1e-15)
     omega, xi = sorted(ns["matched"].free_symbols, key=str)
     assert float(ns["matched"].subs({omega: np.pi, xi: glued["pos-xi"]})) == pytest.approx(defaults.TEMPERATURE)
+
+
+def test_the_cosine_and_the_gaussian_band_differ_first_in_the_quartic_term(chapter):
+    """xi cos(omega u) = xi - xi omega^2 u^2 / 2 + xi omega^4 u^4 / 24 - ...: no odd term, the quadratic matched."""
+    ns = chapter.namespace
+    series, matched = ns["series"], ns["matched"]
+    omega, xi, u, tau = symbolic.omega, symbolic.xi, symbolic.u, sp.Symbol("tau", positive=True)
+    coefficients = [sp.simplify(series.coeff(u, k)) for k in range(5)]
+    assert coefficients[1] == coefficients[3] == 0
+    assert sp.simplify(coefficients[2].subs(xi, 2 / (tau * omega**2)) + 1 / tau) == 0, "the Gaussian's -u^2 / tau"
+    assert sp.simplify(coefficients[4] - xi * omega**4 / 24) == 0
+    assert sp.simplify(coefficients[4].subs(xi, 2 / (tau * omega**2)) - omega**2 / (12 * tau)) == 0
+    assert sp.simplify(matched - 2 / (xi * omega**2)) == 0
 
 
 def test_one_cosine_is_close_to_the_gaussian_band_and_closer_at_a_lower_frequency(chapter):
