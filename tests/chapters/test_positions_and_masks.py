@@ -118,6 +118,23 @@ def test_past_pi_the_far_weights_stay_tiny_and_from_two_pi_a_period_away_is_the_
     assert glued["pos-sin-rmse-three"] > 5 * glued["pos-gauss-rmse"]
 
 
+def test_the_far_weight_at_one_and_a_half_pi_is_the_query_at_zero_on_the_key_at_one(chapter):
+    ns = chapter.namespace
+    p, turning = ns["positions"], ns["turning"]
+    assert (p[0], p[-1]) == (0.0, 1.0)
+    assert chapter.glued["pos-alias-far"] == turning[0, -1] / turning[0, 0]
+    turn = int(np.argmin(turning[0]))
+    assert p[turn] == pytest.approx(2 / 3, abs=1 / (p.size - 1)), "the score turns back up at two thirds of the span"
+    assert turning[0, -1] == turning[0, turn:].max(), "past the turn, the farthest key gets the most"
+
+
+def test_the_aliasing_figures_error_climbs_to_about_eight_times_the_gaussians(chapter):
+    """The alt text: the error at four pi is about eight times the Gaussian head's (7.5 to 8.5)."""
+    sweep, frequencies = chapter.namespace["sweep"], chapter.namespace["sweep_frequencies"]
+    assert frequencies[-1] == pytest.approx(4 * np.pi) and np.argmax(sweep["rmse"]) == frequencies.size - 1
+    assert 7.5 <= sweep["rmse"][-1] / sweep["gaussian_rmse"] < 8.5
+
+
 def test_the_dip_at_two_pi_is_the_ends_attending_to_each_other(chapter):
     ns, glued = chapter.namespace, chapter.glued
     assert glued["pos-sin-rmse-two"] < glued["pos-gauss-rmse"]
@@ -129,6 +146,20 @@ def test_the_dip_at_two_pi_is_the_ends_attending_to_each_other(chapter):
     assert np.all(np.abs(output[ends] - f[ends]) < np.abs(ns["gauss_output"][ends] - f[ends])), "no one-sided pull"
 
 
+def test_at_two_pi_the_inside_gains_nothing_and_a_sine_of_another_period_loses(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    p, h, inner = ns["positions"], ns["h"], ns["inner"]
+    np.testing.assert_array_equal(inner, np.minimum(p, 1 - p) >= 3 * h)
+    assert rmse(ns["wrapped"], ns["clean"]) == glued["pos-sin-rmse-two"], "the head at two pi"
+    gain = glued["pos-gauss-rmse"] - glued["pos-sin-rmse-two"]
+    assert glued["pos-dip-inner"] >= glued["pos-dip-inner-gauss"] > glued["pos-dip-inner"] - gain / 10, \
+        "inside, no gain (not even a tenth of the whole signal's)"
+    np.testing.assert_array_equal(ns["other_positions"], p)
+    np.testing.assert_allclose(ns["other_noisy"] - ns["other_clean"], ns["noisy"] - ns["clean"], rtol=0, atol=1e-15)
+    assert not float(1 / glued["pos-dip-period"]).is_integer(), "the sine does not repeat with the period 1"
+    assert glued["pos-dip-other"] > 1.5 * glued["pos-dip-other-gauss"]
+
+
 @given(hnp.arrays(np.float64, st.integers(1, 4), elements=st.floats(0.01, 1.0)),
        hnp.arrays(np.float64, 4, elements=st.floats(0.01, 10.0)))
 def test_frequencies_that_each_obey_the_rule_with_positive_amplitudes_fall_over_the_span(fractions, amplitudes):
@@ -136,6 +167,29 @@ def test_frequencies_that_each_obey_the_rule_with_positive_amplitudes_fall_over_
     u = np.linspace(0, 1, 801)
     kernel = sum(r * np.cos(f * np.pi * u) for f, r in zip(fractions, amplitudes, strict=False))
     assert np.all(np.diff(kernel) <= 1e-12)
+
+
+def test_a_frequency_beyond_the_rule_keeps_the_sum_falling_only_with_a_small_enough_amplitude(chapter):
+    """cos(pi u) + a cos(3 pi u) falls over [0, 1] for a <= 1/3 (sin 3x = sin x (3 - 4 sin^2 x)), not beyond."""
+    p = chapter.namespace["positions"]
+    for amplitude, falls in ((0.2, True), (0.3, True), (0.5, False), (1.0, False)):
+        row = sinusoidal.cosine_scores(p, [np.pi, 3 * np.pi], [1.0, amplitude])[0]  # the query at p = 0
+        assert bool(np.all(np.diff(row) < 0)) is falls, amplitude
+
+
+def test_the_original_transformers_frequencies_fall_over_half_their_wavelengths():
+    """Vaswani et al.: omega = 10000**(-2k / d_model), k = 0, ..., d_model / 2 - 1 (d_model = 512 in the paper)."""
+    d_model = 512
+    omega = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)  # (256,), in radians per token
+    np.testing.assert_allclose(omega[1:] / omega[:-1], omega[1] / omega[0], rtol=1e-12)  # a geometric progression
+    wavelengths = 2 * np.pi / omega
+    assert omega[0] == 1 and wavelengths[0] == 2 * np.pi
+    assert 0.95 * 10000 * 2 * np.pi < wavelengths[-1] < 10000 * 2 * np.pi, "nearly 10000 times 2 pi"
+    for w in (omega[0], omega[-1]):  # a sequence of m tokens spans m - 1: the rule holds up to pi / omega
+        longest = int(np.floor(np.pi / w)) + 1
+        assert positional.alias_free_frequency(np.arange(float(longest))) >= w
+        assert positional.alias_free_frequency(np.arange(float(longest + 1))) < w
+    assert np.pi / omega[-1] == pytest.approx(wavelengths[-1] / 2) and np.pi / omega[-1] > 0.95 * 10000 * np.pi
 
 
 # --- rotary encodings ---------------------------------------------------------------------------
