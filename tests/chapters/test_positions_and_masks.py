@@ -18,7 +18,7 @@ import selfattention as sa
 from selfattention import defaults, positional, symbolic
 from selfattention.core import causal_mask
 from selfattention.kernel import DEFAULT_CANDIDATES, temperature_to_bandwidth
-from selfattention.metrics import rmse
+from selfattention.metrics import effective_neighbours, rmse
 from selfattention.studies import causal, rotary, sinusoidal
 
 STEM = "positions-and-masks"
@@ -200,6 +200,23 @@ def test_rotations_add_their_angles_and_the_transpose_turns_one_back():
     np.testing.assert_allclose(R(0.7) @ R(0.3).T, R(0.4), atol=1e-15)
 
 
+def test_the_rotated_score_is_the_query_turned_by_the_difference_dotted_with_the_key():
+    """One pair, symbolically; then two pairs (F = 2), numerically: the score is the sum over the pairs."""
+    q, k = sp.Matrix([[symbolic.q_i1, symbolic.q_i2]]), sp.Matrix([[symbolic.k_j1, symbolic.k_j2]])
+    omega, p_i, p_j = symbolic.omega, symbolic.p_i, symbolic.p_j
+    rotated = (q * symbolic.rotation(omega * p_i)).dot(k * symbolic.rotation(omega * p_j))
+    assert sp.simplify(rotated - (q * symbolic.rotation(omega * (p_i - p_j))).dot(k)) == 0
+    rng = np.random.default_rng(defaults.SEED)
+    Q, K, p, omegas = rng.normal(size=(5, 4)), rng.normal(size=(5, 4)), rng.uniform(0, 1, 5), [np.pi, 1.0]
+    scores = positional.rotate(Q, p, omegas) @ positional.rotate(K, p, omegas).T  # (5, 5)
+    for i in range(5):
+        for j in range(5):
+            turned = positional.rotate(Q[i:i + 1], [p[i] - p[j]], omegas)[0]  # the query turned by the difference
+            pairs = [turned[r:r + 2] @ K[j, r:r + 2] for r in (0, 2)]
+            # Entries of size about 4 after a few roundings each, angles below 4: 1e-13 covers it.
+            assert scores[i, j] == pytest.approx(sum(pairs), abs=1e-13)
+
+
 def test_sympy_finds_the_rotated_score_unchanged_by_a_shift(chapter):
     ns = chapter.namespace
     assert chapter.glued["pos-rotary-holds"] is True
@@ -225,9 +242,10 @@ def test_the_rotated_constant_is_the_sinusoidal_encoding(chapter):
                                atol=1e-14)
 
 
-def test_the_rope_head_is_the_sinusoidal_head_and_close_to_the_gaussian(chapter):
-    glued = chapter.glued
-    assert glued["pos-rope-sin-gap"] < 1e-15
+def test_the_rope_head_is_the_sinusoidal_head_to_the_last_bit_and_close_to_the_gaussian(chapter):
+    """The same products of the same cosines and sines by the same roots, added to exact zeros: the same weights."""
+    glued, ns = chapter.glued, chapter.namespace
+    np.testing.assert_array_equal(ns["rope_weights"], ns["sin_weights"])
     assert glued["pos-rope-rmse"] == pytest.approx(glued["pos-gauss-rmse"], rel=0.01)
 
 
@@ -241,11 +259,19 @@ def test_beyond_its_span_the_rope_head_gives_a_key_two_units_away_its_own_weight
     assert glued["pos-long-query"] == pytest.approx(0.5, abs=0.01)
     assert 0.45 < glued["pos-long-far"] < 0.55
     assert rotary.far_share(ns["long_gauss_weights"], p, 1.0)[q] < 1e-12, "the Gaussian head: none"
+    rope, gauss = ns["long_rope_weights"][q], ns["long_gauss_weights"][q]
+    assert rope[q] / gauss[q] == pytest.approx(0.5, rel=0.05), "the figure's alt: a bump about half as tall"
 
 
 def test_on_the_books_sine_the_copies_help_and_on_another_period_they_hurt(chapter):
-    glued = chapter.glued
+    glued, ns = chapter.glued, chapter.namespace
     assert glued["pos-long-rope-book"] < glued["pos-long-gauss-book"]
+    p, q, weights = ns["long_positions"], ns["query"], ns["long_rope_weights"]  # the weights need no signal
+    np.testing.assert_array_equal(ns["book_positions"], p)
+    two_away = int(np.argmin(np.abs(p - (p[q] + 2))))
+    assert ns["book_clean"][two_away] == pytest.approx(ns["book_clean"][q], abs=1e-12), "a copy of the value"
+    neighbours = effective_neighbours(weights)[q] / effective_neighbours(ns["long_gauss_weights"])[q]
+    assert neighbours == pytest.approx(2, rel=0.05), "it averages the copies: twice as many samples"
     assert not float(2 / glued["pos-long-period"]).is_integer(), "the period does not divide the kernel's, 2"
     assert glued["pos-long-rope"] > 3 * glued["pos-long-gauss"]
 
