@@ -13,6 +13,7 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from tolerances import softmax_rtol
 
 import selfattention as sa
 from selfattention import defaults, positional, symbolic
@@ -299,11 +300,24 @@ def test_a_term_of_the_query_alone_lowers_the_rank_of_the_distances_by_one_at_mo
         assert np.linalg.matrix_rank(scores) >= p.size - 1
 
 
+def test_with_a_causal_mask_an_alibi_row_is_a_decaying_exponential(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    p, middle, b = ns["positions"], defaults.N // 2, glued["pos-equal-slope"]
+    _, weights = positional.alibi_head(ns["noisy"], p, b, mask=causal_mask(defaults.N))
+    one_side = np.exp(-b * (p[middle] - p[:middle + 1]))  # (middle + 1,): the keys j <= i
+    # Scores below b = 28 in size, the distances rounded on positions in [0, 1]: a gap of 1e-13 at most.
+    np.testing.assert_allclose(weights[middle, :middle + 1], one_side / one_side.sum(), atol=0,
+                               rtol=softmax_rtol(defaults.N, 1e-13))
+    assert np.all(weights[middle, middle + 1:] == 0.0)
+
+
 def test_leave_one_out_chooses_each_heads_setting(chapter):
     ns, glued = chapter.namespace, chapter.glued
     p, s = ns["positions"], ns["noisy"]
     assert glued["pos-loo-tau"] == sa.choose_temperature(s, p)[0]
     assert glued["pos-loo-slope"] == 1 / sa.choose_temperature(s, p, kernel="laplace")[0]
+    assert np.min(np.abs(DEFAULT_CANDIDATES * glued["pos-loo-slope"] - 1)) <= 2 * np.finfo(float).eps, \
+        "the reciprocal of one of the candidates"
     assert glued["pos-loo-gauss"] < glued["pos-loo-alibi"]
 
 
@@ -324,6 +338,36 @@ def test_at_equal_width_the_laplace_row_piles_its_weight_near_the_query(chapter)
     gauss = ns["gauss_weights"][middle]
     near = slice(middle - 1, middle + 2)
     assert np.all(laplace[near] > gauss[near]), "the query and its nearest neighbours"
+
+
+def test_at_equal_width_the_laplace_rows_heavy_tails_carry_much_of_its_variance_and_force_a_taller_peak(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    p, middle, h = ns["positions"], defaults.N // 2, ns["h"]
+    laplace = positional.alibi_head(np.zeros_like(p), p, glued["pos-equal-slope"])[1][middle]
+    gauss = ns["gauss_weights"][middle]
+    offsets = p - p[middle]
+    tails = {name: np.sum(row * offsets**2 * (np.abs(offsets) > 2 * h)) / np.sum(row * offsets**2)
+             for name, row in (("laplace", laplace), ("gauss", gauss))}
+    assert tails["laplace"] > 0.4 and tails["laplace"] > 1.5 * tails["gauss"], tails  # beyond 2h: much of it
+    assert laplace[middle] > 1.5 * gauss[middle], "a taller peak"
+    assert np.sum(laplace > laplace.max() / 2) < np.sum(gauss > gauss.max() / 2), "a narrower one"
+
+
+def test_at_equal_width_the_two_rows_blur_the_sine_alike_to_leading_order(chapter):
+    """Both rows have the variance h^2, so both blur by h^2 f''(p) / 2; their fourth moments, 3 h^4 and 6 h^4,
+    differ, so the blurs differ by 3 h^4 max |f''''| / 24, plus what the grid does to the variances (2 %)."""
+    ns, glued = chapter.namespace, chapter.glued
+    p, f, h = ns["positions"], ns["clean"], ns["h"]
+    inner = np.minimum(p, 1 - p) >= 5 * h  # away from the ends
+    laplace = positional.alibi_head(np.zeros_like(p), p, glued["pos-equal-slope"])[1]
+    gauss = ns["gauss_weights"]
+    offsets = p[None, :] - p[:, None]  # (N, N)
+    for rows in (gauss, laplace):
+        np.testing.assert_allclose(np.sum(rows * offsets**2, axis=1)[inner], h**2, rtol=0.02)
+    leading = 0.5 * h**2 * (2 * np.pi) ** 2  # max |h^2 f'' / 2|, f = sin(2 pi p)
+    blur = {name: (rows @ f - f)[inner] for name, rows in (("gauss", gauss), ("laplace", laplace))}
+    gap = np.max(np.abs(blur["gauss"] - blur["laplace"]))
+    assert gap <= 3 * h**4 * (2 * np.pi) ** 4 / 24 + 0.02 * leading and gap < 0.05 * leading
 
 
 def test_alibi_extrapolates_as_the_gaussian_head_does(chapter):
