@@ -19,7 +19,7 @@ import selfattention as sa
 from selfattention import defaults, positional, symbolic
 from selfattention.core import causal_mask
 from selfattention.kernel import DEFAULT_CANDIDATES, temperature_to_bandwidth
-from selfattention.metrics import effective_neighbours, rmse
+from selfattention.metrics import effective_neighbours, mean_offset, rmse
 from selfattention.studies import causal, rotary, sinusoidal
 
 STEM = "positions-and-masks"
@@ -387,6 +387,45 @@ def test_the_causal_head_lags_by_about_a_half_bells_mean(chapter):
     assert 0.85 * glued["pos-lag-theory"] < glued["pos-lag"] < glued["pos-lag-theory"], "a little less"
 
 
+def test_the_pull_acts_on_every_token_always_backwards(chapter):
+    """Every row but the first (which sees only itself) looks behind its query."""
+    ns = chapter.namespace
+    lags = -mean_offset(ns["causal_weights"], ns["positions"])  # (N,)
+    assert lags[0] == 0 and np.all(lags[1:] > 0)
+
+
+def test_the_lag_falls_short_of_the_half_bells_because_the_querys_own_sample_counts_in_full(chapter):
+    """The continuous half bell is the trapezoid rule's sum, which counts its end, distance 0, by half."""
+    ns, glued = chapter.namespace, chapter.glued
+    p, middle = ns["positions"], defaults.N // 2
+    row = ns["causal_weights"][middle].copy()
+    row[middle] /= 2  # the query's own sample counted by half
+    halved = -np.sum(row * (p - p[middle])) / np.sum(row)
+    assert abs(halved - glued["pos-lag-theory"]) < 0.1 * (glued["pos-lag-theory"] - glued["pos-lag"])
+
+
+def test_with_an_offset_ahead_the_causal_row_is_steeper(chapter):
+    """Each key's weight relative to the query's own falls faster with the distance: exp(-(d^2 + 2 d delta) / tau)."""
+    ns = chapter.namespace
+    middle = defaults.N // 2
+    plain, ahead = ns["causal_weights"][middle, :middle + 1], ns["offset_weights"][middle, :middle + 1]
+    seen = slice(middle - 20, middle)  # keys up to 20 spacings behind: weights far above underflow
+    assert ns["delta"] > 0
+    assert np.all(ahead[seen] / ahead[middle] < plain[seen] / plain[middle])
+
+
+def test_heads_combined_with_weights_of_both_signs_can_get_ahead_of_a_rising_signal(chapter):
+    """Two causal heads, at tau and 4 tau, combined by W_O = [3, -2]: on a rising line the output runs ahead."""
+    ns = chapter.namespace
+    p, tau, mask = ns["positions"], ns["tau"], ns["mask"]
+    rising = p.copy()
+    narrow, _ = sa.gaussian_head(rising, p, tau, mask=mask)
+    wide, _ = sa.gaussian_head(rising, p, 4 * tau, mask=mask)
+    layer = 3 * narrow - 2 * wide
+    inside = slice(defaults.N // 4, defaults.N)  # past the start, where the rows are whole half bells
+    assert np.all(layer[inside] > rising[inside]) and np.all(narrow[inside] < rising[inside])
+
+
 def test_most_of_the_causal_error_is_the_delay(chapter):
     glued = chapter.glued
     assert glued["pos-causal-rmse"] > 2 * glued["pos-gauss-rmse"]
@@ -451,8 +490,26 @@ def test_the_next_sample_error_is_close_to_sigma_and_the_clean_one_below(chapter
     assert glued["pos-next-copy"] > glued["pos-next-noisy"]
 
 
+def test_at_the_chosen_temperature_the_next_sample_error_is_on_average_the_clean_one_plus_sigma_squared(chapter):
+    """The expected squared error against s_{i+1} is that against f(p_{i+1}) plus sigma**2, at the chapter's tau.
+
+    Over 200 draws the mean of the per-draw differences has a standard error of about 0.001 (measured, below);
+    four standard errors leave it one chance in 10**4 to fail by luck, and sigma**2 = 0.09 is far outside.
+    """
+    ns, glued = chapter.namespace, chapter.glued
+    tau, mask, sigma = glued["pos-next-tau"], ns["mask"], defaults.SIGMA
+    gaps = []
+    for seed in range(200):
+        p, f, s = sa.noisy_sine(defaults.N, sigma, rng=seed)
+        prediction = sa.gaussian_head(s, p, tau, mask=mask)[0][:-1]  # row i predicts sample i + 1
+        gaps.append(np.mean((prediction - s[1:]) ** 2) - np.mean((prediction - f[1:]) ** 2))
+    standard_error = np.std(gaps, ddof=1) / np.sqrt(len(gaps))
+    assert standard_error < sigma**2 / 20
+    assert np.mean(gaps) == pytest.approx(sigma**2, abs=4 * standard_error)
+
+
 def test_on_other_draws_the_next_sample_error_stays_above_sigma_on_average():
-    """Its expectation is sigma**2 plus the clean error: the book's draw, a little below sigma, is luck."""
+    """Its expectation is sigma**2 plus the clean error: above sigma**2 on average over draws, as on the book's."""
     errors = [causal.next_token(s, f, p)["rmse_noisy"] ** 2
               for p, f, s in (sa.noisy_sine(defaults.N, defaults.SIGMA, rng=seed) for seed in range(10))]
     assert np.mean(errors) > defaults.SIGMA**2
