@@ -537,6 +537,33 @@ def test_three_kernels_smooth_alike_and_the_causal_one_trails(chapter):
     assert errors["Gaussian"] == rmse(chapter.namespace["gauss_output"], chapter.namespace["clean"])
 
 
+def test_on_the_books_draw_the_alibi_head_is_best_by_luck_and_over_many_draws_it_is_worst(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    errors = ns["errors"]
+    assert min(errors, key=errors.get) == "Laplace (ALiBi)", "on the book's draw the ALiBi head even best"
+    widths = ns["width_errors"]
+    assert glued["pos-width-draws"] == len(widths["gaussian"]) == 200
+    assert defaults.SEED not in ns["width_seeds"], "other draws than the book's"
+    means = {name: float(np.mean(values)) for name, values in widths.items()}
+    assert (glued["pos-width-gauss"], glued["pos-width-cos"], glued["pos-width-laplace"]) == \
+        (means["gaussian"], means["cosine"], means["laplace"])
+    assert means["gaussian"] < means["laplace"] and means["cosine"] < means["laplace"]
+    wins = glued["pos-width-laplace-wins"]
+    assert wins == 100 * np.mean(widths["laplace"] < widths["gaussian"]) and wins < 50
+    spreads = np.max(list(widths.values()), axis=0) - np.min(list(widths.values()), axis=0)
+    assert glued["pos-width-spread"] == pytest.approx(np.mean(spreads), rel=1e-12) and glued["pos-width-spread"] < 0.01
+
+
+def test_the_causal_rows_are_nearly_twice_as_tall_and_brighter_than_the_laplace_ones(chapter):
+    """The kernels figure's alt text: the causal bumps nearly twice as tall as the Gaussian ones (1.7 to 2), the
+    ALiBi matrix brighter than the Gaussian's and the causal one brighter still."""
+    heads = chapter.namespace["heads"]
+    for q in chapter.namespace["queries"]:
+        peak = {name: weights[q].max() for name, (_, weights) in heads.items()}
+        assert 1.7 < peak["Gaussian, causal"] / peak["Gaussian"] < 2, q
+        assert peak["Gaussian"] < peak["Laplace (ALiBi)"] < peak["Gaussian, causal"], q
+
+
 def test_the_glued_numbers_are_plain_python_numbers(chapter):
     """myst-nb formats floats and ints, not numpy scalars: each glued number must be one."""
     numbers = {name: value for name, value in chapter.glued.items() if not name.startswith("fig-")}
