@@ -17,7 +17,7 @@ from tolerances import softmax_rtol
 
 import selfattention as sa
 from selfattention import defaults, positional, symbolic
-from selfattention.core import causal_mask
+from selfattention.core import attention, causal_mask
 from selfattention.kernel import DEFAULT_CANDIDATES, temperature_to_bandwidth
 from selfattention.metrics import effective_neighbours, mean_offset, rmse
 from selfattention.studies import causal, rotary, sinusoidal
@@ -45,6 +45,14 @@ def test_adding_the_encoding_is_appending_it_when_each_is_zero_in_the_others_col
     np.testing.assert_array_equal(embedding + padded, np.column_stack([s, encoding]))
     moved = np.column_stack([s, np.ones_like(encoding)]) + padded  # an embedding not zero there
     assert not np.array_equal(moved, np.column_stack([s, encoding]))
+    W_Q, W_K, W_V = positional.sinusoidal_head_weights([ns["xi"], ns["xi"] / 2])
+    X = embedding + padded
+    _, added = attention(X @ W_Q, X @ W_K, X @ W_V, 1.0)
+    _, head = positional.sinusoidal_head(s, p, [np.pi, np.pi / 3], [ns["xi"], ns["xi"] / 2])
+    # The head centres its positions: scores of size 1.5 xi = 61 apart by the rounding of the angles, under
+    # 12 eps (1 + pi) of them on either side (positional._check_cosine_rounding's bound, both computations).
+    gap = 2 * 12 * np.finfo(float).eps * 1.5 * ns["xi"] * (1 + np.pi)
+    np.testing.assert_allclose(added, head, rtol=softmax_rtol(defaults.N, gap), atol=np.finfo(float).tiny)
 
 
 def test_the_square_root_of_the_amplitudes_size_scales_both_and_the_query_carries_its_sign():
