@@ -16,7 +16,7 @@ from selfattention.figures import causal as causal_figures
 from selfattention.figures import positional as positional_figures
 from selfattention.figures import rotary as rotary_figures
 from selfattention.figures import sinusoidal as sinusoidal_figures
-from selfattention.studies import alibi, causal, rotary, sinusoidal
+from selfattention.studies import alibi, causal, equal_width, rotary, sinusoidal
 
 #: Two frequencies and their amplitudes, within the rule for positions spanning 1.
 OMEGA, RHO = np.array([np.pi, 1.0]), np.array([5.0, 2.0])
@@ -97,6 +97,8 @@ def _study_calls() -> list[Call]:
              {"n": c, "sigma": "nonnegative", "seeds": "counts", "candidates": "temperatures"}),
         Call("alibi.neighbours_at_equal_width", alibi.neighbours_at_equal_width, {"positions": P,
              "temperature": 0.05, "row": 2}, {"positions": a, "temperature": t, "row": c}),
+        Call("equal_width.errors_on_draws", equal_width.errors_on_draws, {"n": 8, "sigma": 0.3, "temperature": 0.05,
+             "seeds": [1, 2]}, {"n": c, "sigma": "nonnegative", "temperature": t, "seeds": "counts"}),
         Call("causal.offset_sweep", causal.offset_sweep, {**series, "temperature": 0.05, "offsets": [0.0, 0.1],
              "row": 3}, {**dict.fromkeys(series, a), "temperature": t, "offsets": a, "row": c}),
         Call("causal.matching_temperature", causal.matching_temperature, {"positions": P, "temperature": 0.05,

@@ -151,15 +151,16 @@ def rotate(vectors, positions, frequencies) -> np.ndarray:
     r"""Rotate each row's pairs of coordinates by the angles of its position (RoPE).
 
     Each pair of coordinates of row ``i`` (the first and second, the third
-    and fourth, ...) is multiplied, as a row, by the rotation by the angle of
-    its frequency ``omega`` (the pair's entry of ``frequencies``):
+    and fourth, ...) is multiplied, as a row, by the rotation by the angle
+    ``omega p_i`` of its frequency ``omega`` (the pair's entry of ``frequencies``):
 
     .. math:: \operatorname{rot}(\omega p_i) = \begin{bmatrix} \cos \omega p_i & \sin \omega p_i \\
         -\sin \omega p_i & \cos \omega p_i \end{bmatrix} .
 
     Rotations compose by adding angles, and the transpose of one turns it
-    back, so a rotated query and a rotated key have the dot product of the
-    unrotated pair turned by ``omega (p_i - p_j)``: a function of the
+    back, so each pair contributes to the dot product of a rotated query and
+    a rotated key the dot product of the query's unrotated pair, turned by
+    ``omega (p_i - p_j)``, with the key's unrotated pair: a function of the
     difference of the positions only, whatever the vectors.
 
     Parameters
@@ -196,11 +197,14 @@ def rotary_head_weights(amplitudes):
     The constant feature goes to the first coordinate of every pair: the
     square root of the pair's amplitude's size (times its sign, in the
     query). Rotated by ``omega p``, that pair is ``[cos omega p, sin omega p]``
-    times the same root, the sinusoidal encoding's pair, so for a pair of
-    frequency ``omega`` and amplitude ``xi``
+    times the same root, the sinusoidal encoding's pair, so with one
+    frequency ``omega`` and its amplitude ``xi`` (``F = 1``: the query and
+    the key are one pair each)
 
     .. math:: q_i \operatorname{rot}(\omega p_i) \cdot k_j \operatorname{rot}(\omega p_j)
-        = \xi \cos(\omega (p_i - p_j)) .
+        = \xi \cos(\omega (p_i - p_j)) ,
+
+    and with several the score is the sum of such terms, one per pair.
 
     Parameters
     ----------
@@ -285,7 +289,8 @@ def alibi_head(signal, positions, slope, *, mask=None):
 
     .. math:: a_{ij} = \frac{\exp(-b\, |p_i - p_j|)}{\sum_l \exp(-b\, |p_i - p_l|)},
 
-    a Laplace kernel of standard deviation ``sqrt(2) / b``.
+    a Laplace kernel, whose rows have the standard deviation ``sqrt(2) / b``
+    on a dense grid, away from the ends.
 
     Parameters
     ----------
@@ -306,7 +311,7 @@ def alibi_head(signal, positions, slope, *, mask=None):
     centred = centre_positions(p)  # (n,): the distances as accurate as the spread allows
     b = as_nonnegative_scalar(slope, "slope")
     X = s[:, None]  # (n, 1): the token is the sample
-    zero = np.zeros((1, 1))  # W_Q = W_K: no query-key score at all
+    zero = np.zeros((1, 1))  # W_Q = W_K = 0: no query-key score at all
     output, weights = attention(X @ zero, X @ zero, X, 1.0, mask=mask, bias=alibi_bias(centred, b))
     with np.errstate(over="ignore"):  # each |p_i - p_j| is off by at most 3 eps P, times b
         eta = 4 * _EPS * b * float(np.max(np.abs(centred)))

@@ -13,13 +13,13 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from tolerances import average_atol, rounding
+from tolerances import average_atol, rounding, softmax_rtol
 
 import selfattention as sa
-from selfattention import defaults, positional
-from selfattention.core import causal_mask
+from selfattention import defaults, positional, symbolic
+from selfattention.core import attention, causal_mask
 from selfattention.kernel import DEFAULT_CANDIDATES, temperature_to_bandwidth
-from selfattention.metrics import mean_offset, rmse
+from selfattention.metrics import effective_neighbours, mean_offset, rmse
 from selfattention.studies import causal, rotary, sinusoidal
 
 STEM = "positions-and-masks"
@@ -36,6 +36,32 @@ def test_the_tokens_are_the_sample_and_its_encoding(chapter):
                                                         - chapter.namespace["positions"][None, :])), atol=1e-15)
 
 
+def test_adding_the_encoding_is_appending_it_when_each_is_zero_in_the_others_columns(chapter):
+    ns = chapter.namespace
+    p, s = ns["positions"], ns["noisy"]
+    encoding = positional.sinusoidal_encoding(p, [np.pi, np.pi / 3])  # (N, 2F)
+    embedding = np.column_stack([s, np.zeros_like(encoding)])  # zero in the encoding's columns
+    padded = np.column_stack([np.zeros_like(s), encoding])  # zero in the sample's column
+    np.testing.assert_array_equal(embedding + padded, np.column_stack([s, encoding]))
+    moved = np.column_stack([s, np.ones_like(encoding)]) + padded  # an embedding not zero there
+    assert not np.array_equal(moved, np.column_stack([s, encoding]))
+    W_Q, W_K, W_V = positional.sinusoidal_head_weights([ns["xi"], ns["xi"] / 2])
+    X = embedding + padded
+    _, added = attention(X @ W_Q, X @ W_K, X @ W_V, 1.0)
+    _, head = positional.sinusoidal_head(s, p, [np.pi, np.pi / 3], [ns["xi"], ns["xi"] / 2])
+    # The head centres its positions: scores of size 1.5 xi = 61 apart by the rounding of the angles, under
+    # 12 eps (1 + pi) of them on either side (positional._check_cosine_rounding's bound, both computations).
+    gap = 2 * 12 * np.finfo(float).eps * 1.5 * ns["xi"] * (1 + np.pi)
+    np.testing.assert_allclose(added, head, rtol=softmax_rtol(defaults.N, gap), atol=np.finfo(float).tiny)
+
+
+def test_the_square_root_of_the_amplitudes_size_scales_both_and_the_query_carries_its_sign():
+    for weights in (positional.sinusoidal_head_weights, positional.rotary_head_weights):
+        W_Q, W_K, _ = weights([-4.0])
+        assert np.max(W_K) == 2.0 and np.min(W_Q) == -2.0, weights.__name__
+        assert np.min(W_Q @ W_K.T) == -4.0, "the bilinear form W_Q W_K^T carries the amplitude, sign and all"
+
+
 def test_sympy_finds_the_score_a_cosine_of_the_difference(chapter):
     assert chapter.glued["pos-cosine-holds"] is True
     assert len(chapter.namespace["terms"]) == 2
@@ -45,7 +71,7 @@ def test_a_shift_of_every_position_changes_the_scores_by_rounding_only(chapter):
     """The angles omega p reach pi (1 + 10): each encoding entry is off by eps (1 + 35) at most, a score by four
     times that of the largest score, 3e-14; the gap must be below it, and it is not exactly 0 (rounding)."""
     assert chapter.glued["pos-shift"] == chapter.namespace["shift"]
-    assert chapter.glued["pos-shift-gap"] <= 4 * np.finfo(float).eps * (1 + np.pi * 11)
+    assert 0 < chapter.glued["pos-shift-gap"] <= 4 * np.finfo(float).eps * (1 + np.pi * 11)
 
 
 def test_the_amplitude_matches_the_books_temperature(chapter):
@@ -54,6 +80,19 @@ def test_the_amplitude_matches_the_books_temperature(chapter):
     assert glued["pos-xi"] == pytest.approx(2 / (defaults.TEMPERATURE * np.pi**2), rel=1e-15)
     omega, xi = sorted(ns["matched"].free_symbols, key=str)
     assert float(ns["matched"].subs({omega: np.pi, xi: glued["pos-xi"]})) == pytest.approx(defaults.TEMPERATURE)
+
+
+def test_the_cosine_and_the_gaussian_band_differ_first_in_the_quartic_term(chapter):
+    """xi cos(omega u) = xi - xi omega^2 u^2 / 2 + xi omega^4 u^4 / 24 - ...: no odd term, the quadratic matched."""
+    ns = chapter.namespace
+    series, matched = ns["series"], ns["matched"]
+    omega, xi, u, tau = symbolic.omega, symbolic.xi, symbolic.u, sp.Symbol("tau", positive=True)
+    coefficients = [sp.simplify(series.coeff(u, k)) for k in range(5)]
+    assert coefficients[1] == coefficients[3] == 0
+    assert sp.simplify(coefficients[2].subs(xi, 2 / (tau * omega**2)) + 1 / tau) == 0, "the Gaussian's -u^2 / tau"
+    assert sp.simplify(coefficients[4] - xi * omega**4 / 24) == 0
+    assert sp.simplify(coefficients[4].subs(xi, 2 / (tau * omega**2)) - omega**2 / (12 * tau)) == 0
+    assert sp.simplify(matched - 2 / (xi * omega**2)) == 0
 
 
 def test_one_cosine_is_close_to_the_gaussian_band_and_closer_at_a_lower_frequency(chapter):
@@ -88,6 +127,23 @@ def test_past_pi_the_far_weights_stay_tiny_and_from_two_pi_a_period_away_is_the_
     assert glued["pos-sin-rmse-three"] > 5 * glued["pos-gauss-rmse"]
 
 
+def test_the_far_weight_at_one_and_a_half_pi_is_the_query_at_zero_on_the_key_at_one(chapter):
+    ns = chapter.namespace
+    p, turning = ns["positions"], ns["turning"]
+    assert (p[0], p[-1]) == (0.0, 1.0)
+    assert chapter.glued["pos-alias-far"] == turning[0, -1] / turning[0, 0]
+    turn = int(np.argmin(turning[0]))
+    assert p[turn] == pytest.approx(2 / 3, abs=1 / (p.size - 1)), "the score turns back up at two thirds of the span"
+    assert turning[0, -1] == turning[0, turn:].max(), "past the turn, the farthest key gets the most"
+
+
+def test_the_aliasing_figures_error_climbs_to_about_eight_times_the_gaussians(chapter):
+    """The alt text: the error at four pi is about eight times the Gaussian head's (7.5 to 8.5)."""
+    sweep, frequencies = chapter.namespace["sweep"], chapter.namespace["sweep_frequencies"]
+    assert frequencies[-1] == pytest.approx(4 * np.pi) and np.argmax(sweep["rmse"]) == frequencies.size - 1
+    assert 7.5 <= sweep["rmse"][-1] / sweep["gaussian_rmse"] < 8.5
+
+
 def test_the_dip_at_two_pi_is_the_ends_attending_to_each_other(chapter):
     ns, glued = chapter.namespace, chapter.glued
     assert glued["pos-sin-rmse-two"] < glued["pos-gauss-rmse"]
@@ -99,6 +155,20 @@ def test_the_dip_at_two_pi_is_the_ends_attending_to_each_other(chapter):
     assert np.all(np.abs(output[ends] - f[ends]) < np.abs(ns["gauss_output"][ends] - f[ends])), "no one-sided pull"
 
 
+def test_at_two_pi_the_inside_gains_nothing_and_a_sine_of_another_period_loses(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    p, h, inner = ns["positions"], ns["h"], ns["inner"]
+    np.testing.assert_array_equal(inner, np.minimum(p, 1 - p) >= 3 * h)
+    assert rmse(ns["wrapped"], ns["clean"]) == glued["pos-sin-rmse-two"], "the head at two pi"
+    gain = glued["pos-gauss-rmse"] - glued["pos-sin-rmse-two"]
+    assert glued["pos-dip-inner"] >= glued["pos-dip-inner-gauss"] > glued["pos-dip-inner"] - gain / 10, \
+        "inside, no gain (not even a tenth of the whole signal's)"
+    np.testing.assert_array_equal(ns["other_positions"], p)
+    np.testing.assert_allclose(ns["other_noisy"] - ns["other_clean"], ns["noisy"] - ns["clean"], rtol=0, atol=1e-15)
+    assert not float(1 / glued["pos-dip-period"]).is_integer(), "the sine does not repeat with the period 1"
+    assert glued["pos-dip-other"] > 1.5 * glued["pos-dip-other-gauss"]
+
+
 @given(hnp.arrays(np.float64, st.integers(1, 4), elements=st.floats(0.01, 1.0)),
        hnp.arrays(np.float64, 4, elements=st.floats(0.01, 10.0)))
 def test_frequencies_that_each_obey_the_rule_with_positive_amplitudes_fall_over_the_span(fractions, amplitudes):
@@ -108,12 +178,52 @@ def test_frequencies_that_each_obey_the_rule_with_positive_amplitudes_fall_over_
     assert np.all(np.diff(kernel) <= 1e-12)
 
 
+def test_a_frequency_beyond_the_rule_keeps_the_sum_falling_only_with_a_small_enough_amplitude(chapter):
+    """cos(pi u) + a cos(3 pi u) falls over [0, 1] for a <= 1/3 (sin 3x = sin x (3 - 4 sin^2 x)), not beyond."""
+    p = chapter.namespace["positions"]
+    for amplitude, falls in ((0.2, True), (0.3, True), (0.5, False), (1.0, False)):
+        row = sinusoidal.cosine_scores(p, [np.pi, 3 * np.pi], [1.0, amplitude])[0]  # the query at p = 0
+        assert bool(np.all(np.diff(row) < 0)) is falls, amplitude
+
+
+def test_the_original_transformers_frequencies_fall_over_half_their_wavelengths():
+    """Vaswani et al.: omega = 10000**(-2k / d_model), k = 0, ..., d_model / 2 - 1 (d_model = 512 in the paper)."""
+    d_model = 512
+    omega = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)  # (256,), in radians per token
+    np.testing.assert_allclose(omega[1:] / omega[:-1], omega[1] / omega[0], rtol=1e-12)  # a geometric progression
+    wavelengths = 2 * np.pi / omega
+    assert omega[0] == 1 and wavelengths[0] == 2 * np.pi
+    assert 0.95 * 10000 * 2 * np.pi < wavelengths[-1] < 10000 * 2 * np.pi, "nearly 10000 times 2 pi"
+    for w in (omega[0], omega[-1]):  # a sequence of m tokens spans m - 1: the rule holds up to pi / omega
+        longest = int(np.floor(np.pi / w)) + 1
+        assert positional.alias_free_frequency(np.arange(float(longest))) >= w
+        assert positional.alias_free_frequency(np.arange(float(longest + 1))) < w
+    assert np.pi / omega[-1] == pytest.approx(wavelengths[-1] / 2) and np.pi / omega[-1] > 0.95 * 10000 * np.pi
+
+
 # --- rotary encodings ---------------------------------------------------------------------------
 
 
 def test_rotations_add_their_angles_and_the_transpose_turns_one_back():
     R = lambda a: positional.rotate(np.eye(2), [a, a], [1.0])  # noqa: E731 - the rows of rot(a)
     np.testing.assert_allclose(R(0.7) @ R(0.3).T, R(0.4), atol=1e-15)
+
+
+def test_the_rotated_score_is_the_query_turned_by_the_difference_dotted_with_the_key():
+    """One pair, symbolically; then two pairs (F = 2), numerically: the score is the sum over the pairs."""
+    q, k = sp.Matrix([[symbolic.q_i1, symbolic.q_i2]]), sp.Matrix([[symbolic.k_j1, symbolic.k_j2]])
+    omega, p_i, p_j = symbolic.omega, symbolic.p_i, symbolic.p_j
+    rotated = (q * symbolic.rotation(omega * p_i)).dot(k * symbolic.rotation(omega * p_j))
+    assert sp.simplify(rotated - (q * symbolic.rotation(omega * (p_i - p_j))).dot(k)) == 0
+    rng = np.random.default_rng(defaults.SEED)
+    Q, K, p, omegas = rng.normal(size=(5, 4)), rng.normal(size=(5, 4)), rng.uniform(0, 1, 5), [np.pi, 1.0]
+    scores = positional.rotate(Q, p, omegas) @ positional.rotate(K, p, omegas).T  # (5, 5)
+    for i in range(5):
+        for j in range(5):
+            turned = positional.rotate(Q[i:i + 1], [p[i] - p[j]], omegas)[0]  # the query turned by the difference
+            pairs = [turned[r:r + 2] @ K[j, r:r + 2] for r in (0, 2)]
+            # Entries of size about 4 after a few roundings each, angles below 4: 1e-13 covers it.
+            assert scores[i, j] == pytest.approx(sum(pairs), abs=1e-13)
 
 
 def test_sympy_finds_the_rotated_score_unchanged_by_a_shift(chapter):
@@ -141,9 +251,10 @@ def test_the_rotated_constant_is_the_sinusoidal_encoding(chapter):
                                atol=1e-14)
 
 
-def test_the_rope_head_is_the_sinusoidal_head_and_close_to_the_gaussian(chapter):
-    glued = chapter.glued
-    assert glued["pos-rope-sin-gap"] < 1e-15
+def test_the_rope_head_is_the_sinusoidal_head_to_the_last_bit_and_close_to_the_gaussian(chapter):
+    """The same products of the same cosines and sines by the same roots, added to exact zeros: the same weights."""
+    glued, ns = chapter.glued, chapter.namespace
+    np.testing.assert_array_equal(ns["rope_weights"], ns["sin_weights"])
     assert glued["pos-rope-rmse"] == pytest.approx(glued["pos-gauss-rmse"], rel=0.01)
 
 
@@ -157,11 +268,19 @@ def test_beyond_its_span_the_rope_head_gives_a_key_two_units_away_its_own_weight
     assert glued["pos-long-query"] == pytest.approx(0.5, abs=0.01)
     assert 0.45 < glued["pos-long-far"] < 0.55
     assert rotary.far_share(ns["long_gauss_weights"], p, 1.0)[q] < 1e-12, "the Gaussian head: none"
+    rope, gauss = ns["long_rope_weights"][q], ns["long_gauss_weights"][q]
+    assert rope[q] / gauss[q] == pytest.approx(0.5, rel=0.05), "the figure's alt: a bump about half as tall"
 
 
 def test_on_the_books_sine_the_copies_help_and_on_another_period_they_hurt(chapter):
-    glued = chapter.glued
+    glued, ns = chapter.glued, chapter.namespace
     assert glued["pos-long-rope-book"] < glued["pos-long-gauss-book"]
+    p, q, weights = ns["long_positions"], ns["query"], ns["long_rope_weights"]  # the weights need no signal
+    np.testing.assert_array_equal(ns["book_positions"], p)
+    two_away = int(np.argmin(np.abs(p - (p[q] + 2))))
+    assert ns["book_clean"][two_away] == pytest.approx(ns["book_clean"][q], abs=1e-12), "a copy of the value"
+    neighbours = effective_neighbours(weights)[q] / effective_neighbours(ns["long_gauss_weights"])[q]
+    assert neighbours == pytest.approx(2, rel=0.05), "it averages the copies: twice as many samples"
     assert not float(2 / glued["pos-long-period"]).is_integer(), "the period does not divide the kernel's, 2"
     assert glued["pos-long-rope"] > 3 * glued["pos-long-gauss"]
 
@@ -189,11 +308,24 @@ def test_a_term_of_the_query_alone_lowers_the_rank_of_the_distances_by_one_at_mo
         assert np.linalg.matrix_rank(scores) >= p.size - 1
 
 
+def test_with_a_causal_mask_an_alibi_row_is_a_decaying_exponential(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    p, middle, b = ns["positions"], defaults.N // 2, glued["pos-equal-slope"]
+    _, weights = positional.alibi_head(ns["noisy"], p, b, mask=causal_mask(defaults.N))
+    one_side = np.exp(-b * (p[middle] - p[:middle + 1]))  # (middle + 1,): the keys j <= i
+    # Scores below b = 28 in size, the distances rounded on positions in [0, 1]: a gap of 1e-13 at most.
+    np.testing.assert_allclose(weights[middle, :middle + 1], one_side / one_side.sum(), atol=0,
+                               rtol=softmax_rtol(defaults.N, 1e-13))
+    assert np.all(weights[middle, middle + 1:] == 0.0)
+
+
 def test_leave_one_out_chooses_each_heads_setting(chapter):
     ns, glued = chapter.namespace, chapter.glued
     p, s = ns["positions"], ns["noisy"]
     assert glued["pos-loo-tau"] == sa.choose_temperature(s, p)[0]
     assert glued["pos-loo-slope"] == 1 / sa.choose_temperature(s, p, kernel="laplace")[0]
+    assert np.min(np.abs(DEFAULT_CANDIDATES * glued["pos-loo-slope"] - 1)) <= 2 * np.finfo(float).eps, \
+        "the reciprocal of one of the candidates"
     assert glued["pos-loo-gauss"] < glued["pos-loo-alibi"]
 
 
@@ -216,6 +348,36 @@ def test_at_equal_width_the_laplace_row_piles_its_weight_near_the_query(chapter)
     assert np.all(laplace[near] > gauss[near]), "the query and its nearest neighbours"
 
 
+def test_at_equal_width_the_laplace_rows_heavy_tails_carry_much_of_its_variance_and_force_a_taller_peak(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    p, middle, h = ns["positions"], defaults.N // 2, ns["h"]
+    laplace = positional.alibi_head(np.zeros_like(p), p, glued["pos-equal-slope"])[1][middle]
+    gauss = ns["gauss_weights"][middle]
+    offsets = p - p[middle]
+    tails = {name: np.sum(row * offsets**2 * (np.abs(offsets) > 2 * h)) / np.sum(row * offsets**2)
+             for name, row in (("laplace", laplace), ("gauss", gauss))}
+    assert tails["laplace"] > 0.4 and tails["laplace"] > 1.5 * tails["gauss"], tails  # beyond 2h: much of it
+    assert laplace[middle] > 1.5 * gauss[middle], "a taller peak"
+    assert np.sum(laplace > laplace.max() / 2) < np.sum(gauss > gauss.max() / 2), "a narrower one"
+
+
+def test_at_equal_width_the_two_rows_blur_the_sine_alike_to_leading_order(chapter):
+    """Both rows have the variance h^2, so both blur by h^2 f''(p) / 2; their fourth moments, 3 h^4 and 6 h^4,
+    differ, so the blurs differ by 3 h^4 max |f''''| / 24, plus what the grid does to the variances (2 %)."""
+    ns, glued = chapter.namespace, chapter.glued
+    p, f, h = ns["positions"], ns["clean"], ns["h"]
+    inner = np.minimum(p, 1 - p) >= 5 * h  # away from the ends
+    laplace = positional.alibi_head(np.zeros_like(p), p, glued["pos-equal-slope"])[1]
+    gauss = ns["gauss_weights"]
+    offsets = p[None, :] - p[:, None]  # (N, N)
+    for rows in (gauss, laplace):
+        np.testing.assert_allclose(np.sum(rows * offsets**2, axis=1)[inner], h**2, rtol=0.02)
+    leading = 0.5 * h**2 * (2 * np.pi) ** 2  # max |h^2 f'' / 2|, f = sin(2 pi p)
+    blur = {name: (rows @ f - f)[inner] for name, rows in (("gauss", gauss), ("laplace", laplace))}
+    gap = np.max(np.abs(blur["gauss"] - blur["laplace"]))
+    assert gap <= 3 * h**4 * (2 * np.pi) ** 4 / 24 + 0.02 * leading and gap < 0.05 * leading
+
+
 def test_alibi_extrapolates_as_the_gaussian_head_does(chapter):
     glued = chapter.glued
     assert glued["pos-long-alibi"] == pytest.approx(glued["pos-long-gauss"], rel=0.2)
@@ -231,6 +393,45 @@ def test_the_causal_head_lags_by_about_a_half_bells_mean(chapter):
     assert glued["pos-h"] == temperature_to_bandwidth(defaults.TEMPERATURE)
     assert glued["pos-lag-theory"] == pytest.approx(glued["pos-h"] * np.sqrt(2 / np.pi))
     assert 0.85 * glued["pos-lag-theory"] < glued["pos-lag"] < glued["pos-lag-theory"], "a little less"
+
+
+def test_the_pull_acts_on_every_token_always_backwards(chapter):
+    """Every row but the first (which sees only itself) looks behind its query."""
+    ns = chapter.namespace
+    lags = -mean_offset(ns["causal_weights"], ns["positions"])  # (N,)
+    assert lags[0] == 0 and np.all(lags[1:] > 0)
+
+
+def test_the_lag_falls_short_of_the_half_bells_because_the_querys_own_sample_counts_in_full(chapter):
+    """The continuous half bell is the trapezoid rule's sum, which counts its end, distance 0, by half."""
+    ns, glued = chapter.namespace, chapter.glued
+    p, middle = ns["positions"], defaults.N // 2
+    row = ns["causal_weights"][middle].copy()
+    row[middle] /= 2  # the query's own sample counted by half
+    halved = -np.sum(row * (p - p[middle])) / np.sum(row)
+    assert abs(halved - glued["pos-lag-theory"]) < 0.1 * (glued["pos-lag-theory"] - glued["pos-lag"])
+
+
+def test_with_an_offset_ahead_the_causal_row_is_steeper(chapter):
+    """Each key's weight relative to the query's own falls faster with the distance: exp(-(d^2 + 2 d delta) / tau)."""
+    ns = chapter.namespace
+    middle = defaults.N // 2
+    plain, ahead = ns["causal_weights"][middle, :middle + 1], ns["offset_weights"][middle, :middle + 1]
+    seen = slice(middle - 20, middle)  # keys up to 20 spacings behind: weights far above underflow
+    assert ns["delta"] > 0
+    assert np.all(ahead[seen] / ahead[middle] < plain[seen] / plain[middle])
+
+
+def test_heads_combined_with_weights_of_both_signs_can_get_ahead_of_a_rising_signal(chapter):
+    """Two causal heads, at tau and 4 tau, combined by W_O = [3, -2]: on a rising line the output runs ahead."""
+    ns = chapter.namespace
+    p, tau, mask = ns["positions"], ns["tau"], ns["mask"]
+    rising = p.copy()
+    narrow, _ = sa.gaussian_head(rising, p, tau, mask=mask)
+    wide, _ = sa.gaussian_head(rising, p, 4 * tau, mask=mask)
+    layer = 3 * narrow - 2 * wide
+    inside = slice(defaults.N // 4, defaults.N)  # past the start, where the rows are whole half bells
+    assert np.all(layer[inside] > rising[inside]) and np.all(narrow[inside] < rising[inside])
 
 
 def test_most_of_the_causal_error_is_the_delay(chapter):
@@ -297,8 +498,26 @@ def test_the_next_sample_error_is_close_to_sigma_and_the_clean_one_below(chapter
     assert glued["pos-next-copy"] > glued["pos-next-noisy"]
 
 
+def test_at_the_chosen_temperature_the_next_sample_error_is_on_average_the_clean_one_plus_sigma_squared(chapter):
+    """The expected squared error against s_{i+1} is that against f(p_{i+1}) plus sigma**2, at the chapter's tau.
+
+    Over 200 draws the mean of the per-draw differences has a standard error of about 0.001 (measured, below);
+    four standard errors leave it one chance in 10**4 to fail by luck, and sigma**2 = 0.09 is far outside.
+    """
+    ns, glued = chapter.namespace, chapter.glued
+    tau, mask, sigma = glued["pos-next-tau"], ns["mask"], defaults.SIGMA
+    gaps = []
+    for seed in range(200):
+        p, f, s = sa.noisy_sine(defaults.N, sigma, rng=seed)
+        prediction = sa.gaussian_head(s, p, tau, mask=mask)[0][:-1]  # row i predicts sample i + 1
+        gaps.append(np.mean((prediction - s[1:]) ** 2) - np.mean((prediction - f[1:]) ** 2))
+    standard_error = np.std(gaps, ddof=1) / np.sqrt(len(gaps))
+    assert standard_error < sigma**2 / 20
+    assert np.mean(gaps) == pytest.approx(sigma**2, abs=4 * standard_error)
+
+
 def test_on_other_draws_the_next_sample_error_stays_above_sigma_on_average():
-    """Its expectation is sigma**2 plus the clean error: the book's draw, a little below sigma, is luck."""
+    """Its expectation is sigma**2 plus the clean error: above sigma**2 on average over draws, as on the book's."""
     errors = [causal.next_token(s, f, p)["rmse_noisy"] ** 2
               for p, f, s in (sa.noisy_sine(defaults.N, defaults.SIGMA, rng=seed) for seed in range(10))]
     assert np.mean(errors) > defaults.SIGMA**2
@@ -324,6 +543,33 @@ def test_three_kernels_smooth_alike_and_the_causal_one_trails(chapter):
     assert glued["pos-three-spread"] == max(three) - min(three) < 0.01
     assert errors["Gaussian, causal"] > 2 * max(three)
     assert errors["Gaussian"] == rmse(chapter.namespace["gauss_output"], chapter.namespace["clean"])
+
+
+def test_on_the_books_draw_the_alibi_head_is_best_by_luck_and_over_many_draws_it_is_worst(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    errors = ns["errors"]
+    assert min(errors, key=errors.get) == "Laplace (ALiBi)", "on the book's draw the ALiBi head even best"
+    widths = ns["width_errors"]
+    assert glued["pos-width-draws"] == len(widths["gaussian"]) == 200
+    assert defaults.SEED not in ns["width_seeds"], "other draws than the book's"
+    means = {name: float(np.mean(values)) for name, values in widths.items()}
+    assert (glued["pos-width-gauss"], glued["pos-width-cos"], glued["pos-width-laplace"]) == \
+        (means["gaussian"], means["cosine"], means["laplace"])
+    assert means["gaussian"] < means["laplace"] and means["cosine"] < means["laplace"]
+    wins = glued["pos-width-laplace-wins"]
+    assert wins == 100 * np.mean(widths["laplace"] < widths["gaussian"]) and wins < 50
+    spreads = np.max(list(widths.values()), axis=0) - np.min(list(widths.values()), axis=0)
+    assert glued["pos-width-spread"] == pytest.approx(np.mean(spreads), rel=1e-12) and glued["pos-width-spread"] < 0.01
+
+
+def test_the_causal_rows_are_nearly_twice_as_tall_and_brighter_than_the_laplace_ones(chapter):
+    """The kernels figure's alt text: the causal bumps nearly twice as tall as the Gaussian ones (1.7 to 2), the
+    ALiBi matrix brighter than the Gaussian's and the causal one brighter still."""
+    heads = chapter.namespace["heads"]
+    for q in chapter.namespace["queries"]:
+        peak = {name: weights[q].max() for name, (_, weights) in heads.items()}
+        assert 1.7 < peak["Gaussian, causal"] / peak["Gaussian"] < 2, q
+        assert peak["Gaussian"] < peak["Laplace (ALiBi)"] < peak["Gaussian, causal"], q
 
 
 def test_the_glued_numbers_are_plain_python_numbers(chapter):

@@ -148,6 +148,7 @@ HUGE_COUNT_IS_VALID = {
     "figures.multihead.plot_error_laws-ns": "numbers to plot",
     "derivative.leading_order_noise-n": "a number in a formula: it allocates nothing",
     "alibi.other_draws-seeds": "a seed",
+    "equal_width.errors_on_draws-seeds": "a seed",
 }
 #: Arguments refused under another name: the memory check names what its caller passes as ``name``.
 REFUSED_AS = {f"memory.require_matrix-{a}": "n" for a in ("n_rows", "n_cols", "count", "bytes_per_entry")}

@@ -13,13 +13,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import positions, signals_on_positions
+from tolerances import average_atol
 
 import selfattention as sa
 from selfattention import positional
 from selfattention.core import causal_mask
 from selfattention.kernel import temperature_to_bandwidth
 from selfattention.metrics import effective_neighbours, mean_offset, rmse
-from selfattention.studies import alibi, causal, rotary, sinusoidal
+from selfattention.studies import alibi, causal, equal_width, rotary, sinusoidal
 
 P, F, S = sa.noisy_sine(60, 0.3, rng=5)
 
@@ -136,6 +137,21 @@ def test_the_loo_comparison_is_choose_temperature_for_both_kernels():
     assert (gaussian[0], alibi_errors[0]) == (result["gaussian_rmse"], result["alibi_rmse"])
 
 
+def test_both_kernels_break_a_tie_of_leave_one_out_by_the_widest_kernel():
+    """With two samples each is predicted by the other whatever the kernel: every candidate ties, the largest wins."""
+    p, f, s = sa.noisy_sine(2, 0.3, rng=4)
+    result = alibi.loo_comparison(s, f, p, [0.01, 0.1, 1.0])
+    assert result["temperature"] == 1.0, "the largest tied temperature"
+    assert result["slope"] == 1.0, "the reciprocal of the largest tied candidate: the smallest slope"
+
+
+def test_at_equal_width_the_neighbours_ratio_tends_to_root_two_over_pi_as_the_grid_gets_denser():
+    """h = 0.05 fixed, 5, 20 and 80 spacings wide: the middle rows' ratio closes in on sqrt(2 / pi)."""
+    rows = [alibi.neighbours_at_equal_width(np.linspace(0, 1, n), 0.005) for n in (101, 401, 1601)]
+    gaps = [abs(row["laplace"] / row["gaussian"] - np.sqrt(2 / np.pi)) for row in rows]
+    assert gaps[0] > gaps[1] > gaps[2] and gaps[2] < 1e-3 * np.sqrt(2 / np.pi)
+
+
 def test_at_equal_width_a_laplace_row_averages_root_two_over_pi_as_many_samples():
     """On a dense grid, far from the ends: 2 sqrt(2) h against 2 sqrt(pi) h samples per unit of position."""
     p = np.linspace(0, 1, 2001)
@@ -148,6 +164,23 @@ def test_at_equal_width_a_laplace_row_averages_root_two_over_pi_as_many_samples(
     _, laplace = positional.alibi_head(np.zeros(2001), p, equal["slope"])
     offsets = p - p[1000]
     assert np.sum(laplace[1000] * offsets**2) == pytest.approx(h**2, rel=0.01), "the same standard deviation"
+
+
+# --- three kernels of one width ------------------------------------------------------------------
+
+
+def test_the_equal_width_errors_are_those_of_the_three_heads_run_on_each_draw():
+    tau, h = 0.005, temperature_to_bandwidth(0.005)
+    errors = equal_width.errors_on_draws(60, 0.3, tau, [5, 8])
+    assert set(errors) == {"gaussian", "cosine", "laplace"}
+    for k, seed in enumerate((5, 8)):
+        p, f, s = sa.noisy_sine(60, 0.3, rng=seed)
+        heads = {"gaussian": sa.gaussian_head(s, p, tau)[0],
+                 "cosine": positional.sinusoidal_head(s, p, [np.pi], [2 / (tau * np.pi**2)])[0],
+                 "laplace": positional.alibi_head(s, p, np.sqrt(2) / h)[0]}
+        for name, output in heads.items():
+            # The same weights; the averages are summed in another order (one matrix product for every draw).
+            assert errors[name][k] == pytest.approx(rmse(output, f), rel=0, abs=average_atol(60, s)), name
 
 
 # --- causal -------------------------------------------------------------------------------------

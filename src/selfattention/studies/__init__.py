@@ -29,6 +29,8 @@ live in the module of the same name under :mod:`selfattention.figures`.
   projections, and signals longer than the span a head was set up for;
 * :mod:`.alibi`: ALiBi's Laplace kernel against the Gaussian head: ranks,
   leave-one-out, neighbours at equal width;
+* :mod:`.equal_width`: the Gaussian, cosine and ALiBi heads at one width
+  on many noise draws;
 * :mod:`.causal`: heads that see only the past: their lag, offsets, and
   predicting the next sample.
 """
