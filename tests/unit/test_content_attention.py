@@ -55,6 +55,14 @@ def test_weight_across_on_known_matrices():
         ca.weight_across(np.eye(5), p, 2.0)
 
 
+def test_weight_across_with_distances_beyond_the_largest_double():
+    """A query 3.6e308 from the jump is not near it: its distance overflows to inf, with no warning."""
+    p = np.array([-1.7e308, 1.0, 1.7e308])  # the jump at the last: the first two queries lie before it
+    weights = np.array([[1.0, 0.0, 0.0], [0.0, 0.5, 0.5], [0.0, 0.5, 0.5]])
+    # The queries at 1 and at the jump are near it (1.7e308 and 0 from it), each with 0.5 across: exact.
+    assert ca.weight_across(weights, p, 1.7e308, width=1.71e308) == 0.5
+
+
 def test_the_engineered_heads_on_every_signal():
     signals = ca.step_signals(3, 30, 0.2, rng=2)
     gauss = ca.gaussian_outputs(signals, 0.01)

@@ -242,7 +242,8 @@ def weight_across(weights, positions, jump, width=NEAR) -> float:
         raise ValueError(f"weights must have shape (n, n) for the {p.size} positions, got {w.shape}")
     jump = as_real_scalar(jump, "jump")
     after = p >= jump  # (n,)
-    near = np.abs(p - jump) < as_positive_scalar(width, "width")  # (n,)
+    with np.errstate(over="ignore"):  # a distance beyond the largest double is inf, and not within width: right
+        near = np.abs(p - jump) < as_positive_scalar(width, "width")  # (n,)
     if not near.any():
         raise ValueError(f"no position lies within width {width!r} of jump {jump!r}")
     other_side = after[None, :] != after[:, None]  # (n, n): key j on the other side of query i
