@@ -16,6 +16,7 @@ import re
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from selfattention import head, kernel
 from tools import ROOT
@@ -151,7 +152,8 @@ def test_keyboard_only(chapter_page):
 def test_a_solution_is_closed_until_the_keyboard_opens_it(chapter_page):
     solution = chapter_page.locator("details.solution#ex-trick-width-solution, details.solution").nth(1)
     summary = solution.locator("summary")
-    assert summary.inner_text() == "Solution to Exercise 4.2"
+    summary.scroll_into_view_if_needed()  # as the reader reaches it: parts far below the view are rendered late,
+    expect(summary).to_have_text("Solution to Exercise 4.2", use_inner_text=True)  # at the next frames
     assert solution.get_attribute("open") is None
     assert not solution.locator("p").first.is_visible()
     summary.focus()
