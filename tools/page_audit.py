@@ -140,8 +140,19 @@ def visit(page, server, path: str) -> Visit:
     return result
 
 
+#: The class of ``<html>`` with which ``lean-pages.css`` renders every part (a page opened at an anchor has it).
+EVERY_PART_RENDERED = "lean-at-anchor"
+
+
 def axe(page, tags=WCAG_21_AA) -> list[dict]:
-    """axe-core's violations on the page: ``{id, help, nodes: [{html, target, in_content}]}``."""
+    """axe-core's violations on the page, every part rendered: ``{id, help, nodes: [{html, target, in_content}]}``.
+
+    The parts far below the view are rendered as the reader nears them (``content-visibility: auto``); axe
+    measures colours on what is rendered, so a link in a part not yet rendered gets a contrast it does not have.
+    The audit renders every part first, as the reader sees each one when it is reached.
+    """
+    page.evaluate("cls => new Promise(done => { document.documentElement.classList.add(cls);"
+                  " requestAnimationFrame(() => requestAnimationFrame(done)); })", EVERY_PART_RENDERED)
     page.add_script_tag(path=str(AXE))
     result = page.evaluate("tags => axe.run(document, {runOnly: {type: 'tag', values: tags},"
                            " resultTypes: ['violations']})", list(tags))
