@@ -19,6 +19,15 @@ def test_the_weights_are_the_heads_combined_by_w_o():
     np.testing.assert_allclose(jk.jackknife_weights(p, 0.004), 2 * narrow - wide, rtol=0, atol=1e-15)
 
 
+
+def test_the_smoother_is_the_layers_weights_at_each_temperature():
+    p, taus = np.linspace(0.0, 1.0, 60), [0.001, 0.004, 0.03]
+    for ratio in (jk.RATIO, 1.7):
+        weights = jk.jackknife_smoother(ratio)(p, taus)
+        for k, tau in enumerate(taus):
+            # The heads' matrices are gaussian_head's bits, combined by W_O in layer_weights' order: the same bits.
+            np.testing.assert_array_equal(weights[k], jk.jackknife_weights(p, tau, ratio))
+
 def test_the_h_squared_bias_cancels_a_cubic_is_reproduced_in_the_interior():
     """A fourth-order kernel's bias starts at h**4 f'''': on a cubic, f'''' = 0, the interior is exact."""
     p = np.linspace(0.0, 1.0, 401)
