@@ -5,8 +5,8 @@ The chapter is executed in a fresh kernel as the book build does
 checked, is a median under 15 s on the book's 2-core build machine. The CPU
 time of the kernel's process (user and system, from ``getrusage`` of the
 children, which numpy's threads can make larger than the wall time) is
-reported beside it: on a machine that other work shares, it says what the
-chapter costs when the wall time does not. The two
+reported beside it, with the machine's load: on a machine that other work
+shares, it says what the chapter costs when the wall time does not. The two
 studies that dominate it are timed on their own too, with the chapter's
 arguments: the exact error of the derivative layer on its grid of offsets and
 temperatures, and the Monte Carlo of one head and of the two-temperature
@@ -15,6 +15,7 @@ layer on chapter 7's grid. Medians over repeated runs are reported.
 
 from __future__ import annotations
 
+import os
 import resource
 import statistics
 
@@ -60,6 +61,8 @@ def main() -> str:
         f"median {median:.1f} s (runs: {', '.join(f'{t:.1f}' for t in times)} s); "
         f"{'meets' if met else 'MISSES'} the {GOAL_S:.0f} s goal. CPU time of the kernel's process: "
         f"median {statistics.median(cpu):.1f} s (runs: {', '.join(f'{c:.1f}' for c in cpu)} s).",
+        "",
+        f"Load average (1 min) after the runs: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.",
         "",
         f"Its studies alone, median of {RUNS}:",
         "",

@@ -126,6 +126,8 @@ def _calls():
              {"signal": a, "positions": a, "temperature": t, "offset": "real", "mask": "mask"}),
         Call("head.gaussian_head_weights", head.gaussian_head_weights, {"d_k": 3, "offset": -0.2},
              {"offset": "real"}),
+        Call("head.attention_matrices", head.attention_matrices, {"positions": P, "temperatures": [0.05, 0.2],
+             "offset": 0.1}, {"positions": a, "temperatures": "temperatures", "offset": "real"}),
         Call("kernel.nadaraya_watson", kernel.nadaraya_watson, {"x_query": [0.5, 0.7], "x": P, "y": Y,
              "bandwidth": 0.1}, {"x_query": a, "x": a, "y": a, "bandwidth": t}),
         Call("kernel.temperature_to_bandwidth", kernel.temperature_to_bandwidth, {"temperature": 0.1},

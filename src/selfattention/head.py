@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import memory
-from ._validation import as_real_scalar, as_series, as_temperature
-from .core import attention
+from ._validation import as_real_scalar, as_series, as_temperature, as_temperatures, finite_result, naming
+from .core import _softmax_inplace, attention
 
 #: The largest spread of positions the head (and :mod:`~selfattention.kernel`)
 #: accepts: the squared distances ``(p_i - p_j)**2`` must stay below 1e308.
@@ -221,6 +221,47 @@ def gaussian_head(signal, positions, temperature, *, offset=0.0, mask=None):
     output, weights = attention(X @ W_Q, X @ W_K, X @ W_V, tau, mask=mask)
     _check_rounding(p, tau, weights, delta)
     return output[:, 0], weights  # (n,), (n, n)
+
+
+def attention_matrices(positions, temperatures, *, offset=0.0) -> np.ndarray:
+    r"""The engineered head's attention matrices at several temperatures, its scores computed once.
+
+    The scores ``-(p_i + delta - p_j)**2`` do not depend on the temperature:
+    they are computed once, as :func:`gaussian_head` computes them, and each
+    temperature costs one softmax of them, the one
+    :func:`~selfattention.core.attention` takes. The same operations on the
+    same numbers: the matrices are :func:`gaussian_head`'s weights, to the
+    last bit, and are refused where it refuses them.
+
+    Parameters
+    ----------
+    positions : array_like, shape (n,)
+    temperatures : array_like, shape (c,)
+        Each ``tau > 0``.
+    offset : float
+        ``delta``, as for :func:`gaussian_head`.
+
+    Returns
+    -------
+    ndarray, shape (c, n, n)
+        ``[k]`` is the weights of ``gaussian_head(signal, positions,
+        temperatures[k], offset=offset)``, whatever the signal.
+    """
+    taus = as_temperatures(temperatures, "temperatures")
+    p = centre_positions(positions)  # (n,)
+    memory.require_matrix(p.size, p.size, "positions and temperatures", count=taus.size + 2, bytes_per_entry=8)
+    delta = _as_offset(offset)
+    X = positional_features(np.zeros_like(p), p)  # (n, 4): the weights do not depend on the signal
+    W_Q, W_K, _ = gaussian_head_weights(offset=delta)
+    weights = np.empty((taus.size, p.size, p.size))  # (c, n, n)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = finite_result((X @ W_Q) @ (X @ W_K).T, "Q and K: the scores Q K^T overflow the double range")
+        for A, tau in zip(weights, taus, strict=True):
+            A[...] = scores  # (n, n)
+            _softmax_inplace(A, -1, "scores", tau)
+            with naming("temperatures", "temperature"):
+                _check_rounding(p, tau, A, delta)
+    return weights
 
 
 def _check_rounding(centred, temperature, weights, offset=0.0) -> None:

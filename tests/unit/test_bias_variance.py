@@ -7,6 +7,7 @@ import pytest
 from tolerances import mse_atol, rounding
 
 import selfattention as sa
+from selfattention.head import attention_matrices
 from selfattention.studies import bias_variance as bv
 
 TAUS = np.logspace(-5, 0, 51)
@@ -124,13 +125,28 @@ def test_the_expected_risk_from_the_parts_is_expected_risk():
 
 def test_monte_carlo_parts_runs_any_linear_smoother():
     taus = [0.003, 0.01]
-    double = lambda s, p, t: tuple(2 * x for x in sa.gaussian_head(s, p, t))  # noqa: E731 - twice the head
+    double = lambda p, t: 2 * attention_matrices(p, t)  # noqa: E731 - twice the head
     one, two = bv.monte_carlo_parts(30, taus, draws=4, rng=1), bv.monte_carlo_parts(30, taus, draws=4, rng=1,
                                                                                      smoother=double)
     np.testing.assert_allclose(two.noise_var, 4 * one.noise_var, rtol=1e-12)
     np.testing.assert_allclose(two.square_sums, 4 * one.square_sums, rtol=1e-12)
     with pytest.raises(TypeError, match="smoother must be a callable"):
         bv.monte_carlo_parts(30, taus, smoother="head")
+    with pytest.raises(ValueError, match=r"smoother must return finite weights of shape \(2, 30, 30\)"):
+        bv.monte_carlo_parts(30, taus, smoother=lambda p, t: attention_matrices(p, t)[0])
+
+
+def test_the_blocks_of_temperatures_change_nothing_but_rounding(monkeypatch):
+    taus = np.logspace(-4, -0.5, 7)
+    whole = bv.monte_carlo_parts(40, taus, draws=6, rng=3)  # one block: 7 x 40 x 40 weights
+    monkeypatch.setattr(bv, "_BLOCK", 3 * 40 * 40)  # blocks of 3, 3 and 1 temperatures
+    blocks = bv.monte_carlo_parts(40, taus, draws=6, rng=3)
+    # The same weights and draws; each response is a dot product of 40 terms on at most max|z| (the weights
+    # sum to 1), rounded in whatever order BLAS takes for the block's shape; means and variances of 6 of them.
+    scale = np.abs(np.random.default_rng(3).standard_normal((6, 40))).max()
+    for name in ("smooth_bias", "noise_mean", "noise_var", "square_sums"):
+        np.testing.assert_allclose(getattr(blocks, name), getattr(whole, name), rtol=0,
+                                   atol=rounding(2 * 40 + 12, scale**2 + scale))
 
 
 def test_refined_minimum_is_the_parabolas_vertex():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tolerances import assert_close, mse_atol, rounding
 
 import selfattention as sa
 from selfattention.studies import derivative as dv
@@ -40,6 +41,21 @@ def test_the_risk_is_the_exact_error_of_the_layer():
     assert mse == pytest.approx(float(risk.mse[0, 0]), rel=0.05)
     assert risk.bias2[0, 0] == pytest.approx(((B @ f - dv.true_derivative(p))[inside] ** 2).mean(), rel=1e-12)
 
+
+
+def test_the_risk_on_a_grid_is_each_pairs_layer():
+    n, sigma, offsets, taus = 40, 0.3, [0.05, 0.12], [0.002, 0.005, 0.02]
+    risk = dv.derivative_risk(n, sigma, offsets, taus, "whole")
+    p, f, _ = sa.noisy_sine(n, 0.0)
+    for a, delta in enumerate(offsets):
+        for b, tau in enumerate(taus):
+            B = dv.derivative_weights(p, delta, tau)  # (n, n): its rows' sizes add up to at most 1 / delta
+            residual = B @ f - dv.true_derivative(p)
+            # The same weights; B f as a product of a stack of matrices, against one: 2 n roundings on 1 / delta.
+            assert_close(risk.bias2[a, b], (residual**2).mean(),
+                         mse_atol(n, np.abs(residual).max() + 1, rounding(2 * n, 1 / delta)))
+            assert_close(risk.variance[a, b], sigma**2 * (B**2).sum(axis=1).mean(),
+                         rounding(2 * n + 2, sigma**2 / delta**2))
 
 def test_the_best_pair_is_the_least_error_on_the_grid():
     risk = dv.derivative_risk(50, 0.3, [0.05, 0.1, 0.15], [0.002, 0.004, 0.008])

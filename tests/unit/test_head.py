@@ -10,7 +10,7 @@ from strategies import positions, signals_on_positions, temperatures
 from tolerances import TINY, average_atol, half_spread, rounding, softmax_rtol, square_gap, square_scores_error
 
 import selfattention as sa
-from selfattention.head import fixed_divisor_weights
+from selfattention.head import attention_matrices, fixed_divisor_weights
 
 
 def head_gap(p, tau, offset=0.0):
@@ -128,6 +128,31 @@ def test_head_rejects_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
 
+
+
+@pytest.mark.parametrize("offset", [0.0, 0.1, -0.07])
+def test_attention_matrices_are_the_heads_weights_at_each_temperature(offset):
+    p, _, s = sa.noisy_sine(50, 0.3, rng=2)
+    taus = [1e-3, 0.01, 0.3]
+    A = attention_matrices(p, taus, offset=offset)
+    assert A.shape == (3, 50, 50)
+    for k, tau in enumerate(taus):
+        # The same operations on the same numbers (the head's scores do not depend on its signal): the same bits.
+        np.testing.assert_array_equal(A[k], sa.gaussian_head(s, p, tau, offset=offset)[1])
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: attention_matrices([0.0, 1.0], []), "temperatures must hold at least one"),
+        (lambda: attention_matrices([0.0, 1.0], [0.1, -1.0]), "temperatures must all be positive"),
+        (lambda: attention_matrices([0.0, np.inf], [0.1]), "positions contains infinite"),
+        (lambda: attention_matrices([0.0, 1e6, 1e6 + 1e-3], [1e4, 1.0]), "temperatures: temperature 1 is too small"),
+    ],
+)
+def test_attention_matrices_refuse_what_the_head_refuses_by_name(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
 
 # --- far from the origin: the expanded square cancels, unless the positions are centred -------------
 

@@ -19,6 +19,15 @@ def test_the_weights_are_the_heads_combined_by_w_o():
     np.testing.assert_allclose(jk.jackknife_weights(p, 0.004), 2 * narrow - wide, rtol=0, atol=1e-15)
 
 
+
+def test_the_smoother_is_the_layers_weights_at_each_temperature():
+    p, taus = np.linspace(0.0, 1.0, 60), [0.001, 0.004, 0.03]
+    for ratio in (jk.RATIO, 1.7):
+        weights = jk.jackknife_smoother(ratio)(p, taus)
+        for k, tau in enumerate(taus):
+            # The heads' matrices are gaussian_head's bits, combined by W_O in layer_weights' order: the same bits.
+            np.testing.assert_array_equal(weights[k], jk.jackknife_weights(p, tau, ratio))
+
 def test_the_h_squared_bias_cancels_a_cubic_is_reproduced_in_the_interior():
     """A fourth-order kernel's bias starts at h**4 f'''': on a cubic, f'''' = 0, the interior is exact."""
     p = np.linspace(0.0, 1.0, 401)
@@ -39,6 +48,23 @@ def test_the_ratio_cost_grows_with_rho_and_the_book_ratio_is_near_the_limit():
     assert cost[0] == pytest.approx(1.0, abs=1e-3)
     assert cost[2] < 1.02
 
+
+
+def test_the_cost_is_the_integral_of_the_squared_combined_kernel():
+    """V(rho) from the overlaps of Gaussians is the integral of the squared kernel, computed numerically."""
+    u = np.linspace(-60.0, 60.0, 240001)  # 120 unit bandwidths, 2000 points per bandwidth
+
+    def cost(rho):
+        gauss = lambda s: np.exp(-u * u / (2 * s * s)) / (np.sqrt(2 * np.pi) * s)  # noqa: E731 - bandwidth s
+        kernel = (rho**2 * gauss(1.0) - gauss(rho)) / (rho**2 - 1)  # the layer's weights at unit bandwidth
+        variance = 2 * np.sqrt(np.pi) * np.trapezoid(kernel**2, u)  # V(rho)
+        return rho ** (4 / 9) * variance ** (8 / 9)  # the least error, up to a factor that rho leaves alone
+
+    ratios = [1.2, jk.RATIO, 2.0, 3.0]
+    numeric = np.array([cost(rho) for rho in ratios])
+    # The trapezoid rule on a Gaussian's whole support is exact but for rounding (its error falls as
+    # exp(-2 pi**2 / step**2)); 240001 terms of size at most 1 sum to within about 1e-12, relatively.
+    np.testing.assert_allclose(jk.ratio_cost(ratios) / jk.ratio_cost(ratios[:1]), numeric / numeric[0], rtol=1e-10)
 
 def test_at_the_ends_the_bias_is_reduced_by_about_rho_over_rho_plus_one():
     one, layer = jk.end_bias(defaults.TEMPERATURE, defaults.N)

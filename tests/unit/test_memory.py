@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import selfattention as sa
-from selfattention import bilateral, learning, positional
+from selfattention import bilateral, head, learning, positional
 from selfattention.studies import alibi, causal, noise_and_samples, sinusoidal
 from selfattention.studies import content_attention as ca
 from selfattention.studies import noise2noise as n2n
@@ -47,6 +47,7 @@ def test_attention_on_20000_tokens_is_refused_before_allocating():
     ("name", "call"),
     [
         ("positions", lambda p: sa.gaussian_head(np.zeros(N), p, 0.01)),
+        ("positions and temperatures", lambda p: head.attention_matrices(p, [0.01])),
         ("positions", lambda p: sa.choose_temperature(np.zeros(N), p)),
         ("x_query and x", lambda p: sa.nadaraya_watson(p, p, np.zeros(N), 0.1)),
         ("n", lambda p: sa.noisy_sine(2**40, 0.3)),

@@ -152,6 +152,17 @@ def test_at_equal_width_the_neighbours_ratio_tends_to_root_two_over_pi_as_the_gr
     assert gaps[0] > gaps[1] > gaps[2] and gaps[2] < 1e-3 * np.sqrt(2 / np.pi)
 
 
+def test_other_draws_scored_together_are_each_draws_loo_comparison():
+    seeds = [5, 6, 7, 8]
+    gaussian, alibi_errors = alibi.other_draws(60, 0.3, seeds)
+    for k, seed in enumerate(seeds):
+        p, f, s = sa.noisy_sine(60, 0.3, rng=seed)
+        one = alibi.loo_comparison(s, f, p)
+        # Leave-one-out scores of a stack against one signal differ by rounding, far inside the tie rule's
+        # 1e-9: the same choices, then the same heads on the same draw.
+        assert (gaussian[k], alibi_errors[k]) == (one["gaussian_rmse"], one["alibi_rmse"])
+
+
 def test_at_equal_width_a_laplace_row_averages_root_two_over_pi_as_many_samples():
     """On a dense grid, far from the ends: 2 sqrt(2) h against 2 sqrt(pi) h samples per unit of position."""
     p = np.linspace(0, 1, 2001)

@@ -17,7 +17,13 @@ import numpy as np
 from .. import memory
 from .._validation import as_count, as_counts, as_positive_scalar, as_series, finite_result, naming
 from ..head import centre_positions, gaussian_head
-from ..kernel import choose_temperature, temperature_to_bandwidth
+from ..kernel import (
+    candidate_temperatures,
+    choose_temperature,
+    leave_one_out_scores,
+    pick_temperature,
+    temperature_to_bandwidth,
+)
 from ..metrics import effective_neighbours, rmse
 from ..positional import alibi_head
 from ..signals import noisy_sine
@@ -94,6 +100,11 @@ def loo_comparison(signal, clean, positions, candidates=None) -> dict:
 def other_draws(n, sigma, seeds, candidates=None):
     """:func:`loo_comparison`'s two errors on the book's sine with the noise of each seed.
 
+    Every draw has the same positions, so each kernel's leave-one-out scores
+    the draws together (:func:`~selfattention.kernel.leave_one_out_scores`
+    takes a stack of signals): the candidates' weights are computed once,
+    not once per draw.
+
     Parameters
     ----------
     n : int
@@ -108,12 +119,18 @@ def other_draws(n, sigma, seeds, candidates=None):
         The RMSE of each head at its leave-one-out choice, one per seed.
     """
     n, seeds = as_count(n, "n", minimum=2), as_counts(seeds, "seeds", minimum=0)
+    taus = candidate_temperatures(candidates)
+    draws = [noisy_sine(n, sigma, rng=seed) for seed in seeds]
+    (p, f, _), S = draws[0], np.array([s for _, _, s in draws])  # (n,), (n,), (r, n): one grid, one sine
     errors = []
-    for seed in seeds:
-        p, f, s = noisy_sine(n, sigma, rng=seed)
-        with naming("sigma", "signal", "clean"):  # the noisy sine's values are sigma's doing
-            result = loo_comparison(s, f, p, candidates)
-        errors.append((result["gaussian_rmse"], result["alibi_rmse"]))
+    with naming("sigma", "signal", "clean"):  # the noisy sines' values are sigma's doing
+        gaussian_taus = pick_temperature(leave_one_out_scores(S, p, taus), taus)  # (r,)
+        laplace_taus = pick_temperature(leave_one_out_scores(S, p, taus, kernel="laplace"), taus)  # (r,)
+        with naming("candidates", "temperature", "slope"):  # both chosen from the candidates
+            for s, tau, laplace_tau in zip(S, gaussian_taus, laplace_taus, strict=True):
+                gaussian, _ = gaussian_head(s, p, tau)
+                alibi, _ = alibi_head(s, p, 1.0 / laplace_tau)
+                errors.append((rmse(gaussian, f), rmse(alibi, f)))
     gaussian, alibi = np.array(errors).T  # (r,) each
     return gaussian, alibi
 

@@ -12,10 +12,12 @@ where the bar is the mean over draws. Averaged over the positions of a
 region (the whole interval, or its interior away from the ends) this gives
 the curves of error against temperature.
 
-The Monte Carlo is vectorised: for each temperature the head's weight matrix
-``A`` (n, n) is built once and applied to all noise draws at once. The head
-is linear in the signal, ``A (f + sigma z) = A f + sigma A z``, so one pass
-over the unit noise ``z`` serves every ``sigma``.
+The Monte Carlo is vectorised: the head's weight matrices ``A`` (n, n), one
+per temperature, are built from one matrix of scores
+(:func:`~selfattention.head.attention_matrices`), and a block of them is
+applied to all noise draws, and to the clean signal, in one matrix product.
+The head is linear in the signal, ``A (f + sigma z) = A f + sigma A z``, so
+one pass over the unit noise ``z`` serves every ``sigma``.
 """
 
 from __future__ import annotations
@@ -41,11 +43,13 @@ from .._validation import (
     naming,
     power_of_two,
 )
-from ..head import gaussian_head
+from ..head import attention_matrices, gaussian_head
 from ..signals import noisy_sine
 
 #: The regions the error is averaged over: ``(low, high)`` bounds on p.
 REGIONS = {"whole": (0.0, 1.0), "interior": (0.25, 0.75)}
+#: Weights per block of temperatures that :func:`monte_carlo_parts` applies to the draws in one product.
+_BLOCK = 2**22
 
 @dataclass(frozen=True)
 class ErrorParts:
@@ -105,9 +109,10 @@ def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None, smooth
     rng : int, numpy.random.Generator or None
         Seed or generator of the unit noise, shape (R, n).
     smoother : callable, optional
-        ``smoother(signal, positions, temperature) -> (output, weights)``, a
-        linear smoother such as a layer of several heads; the engineered
-        head, :func:`~selfattention.head.gaussian_head`, when omitted.
+        ``smoother(positions, temperatures) -> weights``, shapes (n,), (c,)
+        and (c, n, n): the weights of a linear smoother, such as a layer of
+        several heads, at each temperature; the engineered head's,
+        :func:`~selfattention.head.attention_matrices`, when omitted.
 
     Returns
     -------
@@ -117,28 +122,39 @@ def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None, smooth
     draws = as_count(draws, "draws", minimum=2)
     taus = as_temperatures(temperatures, "temperatures")
     rng = as_rng(rng)
-    smooth = _as_smoother(smoother)
-    memory.require(8 * (2 * draws * n + 3 * taus.size * n) + memory.BYTES_PER_ENTRY * n * n, "n and draws",
-                   f"{draws} draws of {n} samples and a {n} x {n} attention matrix")
+    weights_at = _as_smoother(smoother)
+    c = min(taus.size, max(1, _BLOCK // (n * n)))  # temperatures per product
+    memory.require(8 * ((draws + 1) * n * (c + 1) + 4 * taus.size * n) + memory.BYTES_PER_ENTRY * c * n * n,
+                   "n and draws", f"{draws} draws of {n} samples and {c} {n} x {n} attention matrices")
     p, f, _ = noisy_sine(n, 0.0, periods=periods)  # (n,), (n,): the clean sine
-    z = rng.standard_normal((draws, n))  # (R, n)
+    zf = np.vstack([rng.standard_normal((draws, n)), f])  # (R + 1, n): the unit noise, and the sine last
     parts = np.empty((4, taus.size, n))
-    for t, tau in enumerate(taus):
-        with naming("temperatures", "temperature"):
-            smoothed, A = smooth(f, p, tau)  # (n,), (n, n)
-        az = z @ A.T  # (R, n): the head's response to every draw at once
-        parts[:, t] = smoothed - f, az.mean(axis=0), az.var(axis=0), np.einsum("ij,ij->i", A, A)
+    for block in (slice(t, t + c) for t in range(0, taus.size, c)):
+        A = _smoother_weights(weights_at, p, taus[block])  # (c, n, n)
+        out = (zf @ A.reshape(-1, n).T).reshape(draws + 1, -1, n)  # (R + 1, c, n): every response at once
+        az = out[:-1]  # (R, c, n): the head's response to every draw
+        parts[:, block] = out[-1] - f, az.mean(axis=0), az.var(axis=0), np.einsum("cij,cij->ci", A, A)
     return ErrorParts(p, taus, *parts[:3], draws, parts[3])
 
 
 def _as_smoother(smoother):
-    """``smoother``, or :func:`~selfattention.head.gaussian_head` when it is None; refused unless callable."""
+    """``smoother``, or :func:`~selfattention.head.attention_matrices` when it is None; refused unless callable."""
     if smoother is None:
-        return gaussian_head
+        return attention_matrices
     if not callable(smoother):
-        raise InputTypeError(f"smoother must be a callable (signal, positions, temperature) -> (output, weights), "
+        raise InputTypeError(f"smoother must be a callable (positions, temperatures) -> weights, "
                              f"got {type(smoother).__name__}")
     return smoother
+
+
+def _smoother_weights(smoother, positions, temperatures) -> np.ndarray:
+    """``smoother(positions, temperatures)``, checked: finite weights of shape (c, n, n)."""
+    A = smoother(positions, temperatures)
+    shape = (temperatures.size, positions.size, positions.size)
+    if not isinstance(A, np.ndarray) or A.shape != shape or not np.isfinite(A).all():
+        raise ValueError(f"smoother must return finite weights of shape {shape} (temperatures, n, n), "
+                         f"got {getattr(A, 'shape', type(A).__name__)}")
+    return A
 
 
 def region_mask(positions, region) -> np.ndarray:

@@ -34,6 +34,7 @@ from .._validation import (
     finite_result,
     naming,
 )
+from ..head import attention_matrices
 from ..multihead import derivative_layer, layer_weights, signal_tokens
 from ..signals import noisy_sine
 from .bias_variance import region_mask
@@ -133,19 +134,33 @@ def derivative_risk(n, sigma, offsets, temperatures, region="interior") -> Deriv
     DerivativeRisk
     """
     n, sigma = as_count(n, "n", minimum=2), as_nonnegative_scalar(sigma, "sigma")
-    deltas, taus = _as_offsets(offsets), as_temperatures(temperatures, "temperatures").tolist()
+    deltas, taus = _as_offsets(offsets), as_temperatures(temperatures, "temperatures")
     p, f, _ = noisy_sine(n, 0.0)  # (n,), (n,)
     inside, truth = region_mask(p, region), true_derivative(p)
-    out = np.empty((2, len(deltas), len(taus)))
+    out = np.empty((2, len(deltas), taus.size))
     for a, delta in enumerate(deltas):
-        for b, tau in enumerate(taus):
-            with naming("offsets", "offset"), naming("temperatures", "temperature"):
-                B = derivative_weights(p, delta, tau)  # (n, n)
-            with np.errstate(over="ignore", invalid="ignore"):
-                variance = sigma * sigma * (B[inside] ** 2).sum(axis=1).mean()
-                out[:, a, b] = ((B @ f - truth)[inside] ** 2).mean(), variance
+        with naming("offsets", "offset"):
+            B = _derivative_weights_at(p, delta, taus)  # (b, n, n)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out[0, a] = ((B @ f - truth)[:, inside] ** 2).mean(axis=1)
+            out[1, a] = sigma * sigma * (B[:, inside] ** 2).sum(axis=2).mean(axis=1)
     finite_result(out, "sigma and offsets: the error overflows the double range")
-    return DerivativeRisk(np.array(deltas), np.array(taus), out[0], out[1])
+    return DerivativeRisk(np.array(deltas), taus.copy(), out[0], out[1])
+
+
+def _derivative_weights_at(positions, offset, temperatures) -> np.ndarray:
+    """:func:`derivative_weights` at each temperature, (b, n, n): each head's scores computed once.
+
+    ``W_O`` combines the two heads' attention matrices as
+    :func:`~selfattention.multihead.layer_weights` does: the same numbers.
+    """
+    _, W_O = derivative_layer(offset, temperatures[0])  # refuses a bad offset, by name
+    ahead = attention_matrices(positions, temperatures, offset=offset)  # (b, n, n)
+    behind = attention_matrices(positions, temperatures, offset=-offset)  # (b, n, n)
+    ahead *= W_O[0, 0]
+    behind *= W_O[1, 0]
+    ahead += behind
+    return ahead
 
 
 def noise_std(positions, offsets, temperature, sigma) -> np.ndarray:

@@ -23,8 +23,18 @@ from collections.abc import Mapping
 import numpy as np
 
 from .. import memory
-from .._validation import InputTypeError, as_array, as_count, as_seed, as_series, as_temperature
-from ..head import gaussian_head
+from .._validation import (
+    InputTypeError,
+    as_array,
+    as_count,
+    as_positive_scalar,
+    as_seed,
+    as_series,
+    as_temperature,
+    as_temperatures,
+    naming,
+)
+from ..head import attention_matrices, gaussian_head
 from ..multihead import jackknife_layer, layer_weights, signal_tokens
 from ..signals import noisy_sine
 from . import power_laws
@@ -65,6 +75,11 @@ def jackknife_weights(positions, temperature, ratio=RATIO) -> np.ndarray:
 def jackknife_smoother(ratio=RATIO):
     """The layer as a smoother for :func:`~selfattention.studies.bias_variance.monte_carlo_parts`.
 
+    Its weights at each temperature are :func:`jackknife_weights`', to the
+    last bit: both heads' attention matrices come from one matrix of scores
+    (:func:`~selfattention.head.attention_matrices`), and ``W_O`` combines
+    them as :func:`~selfattention.multihead.layer_weights` does.
+
     Parameters
     ----------
     ratio : float
@@ -73,14 +88,22 @@ def jackknife_smoother(ratio=RATIO):
     Returns
     -------
     callable
-        ``(signal, positions, temperature) -> (output, weights)``, shapes (n,) and (n, n).
+        ``(positions, temperatures) -> weights``, shapes (n,), (c,) and (c, n, n).
     """
     jackknife_layer(1.0, ratio)  # refuses a bad ratio now, by name
 
-    def smoother(signal, positions, temperature):
-        (s,) = as_series(signal=signal)
-        B = jackknife_weights(positions, temperature, ratio)  # (n, n)
-        return B @ s, B
+    def smoother(positions, temperatures):
+        taus = as_temperatures(temperatures, "temperatures")
+        with naming("temperatures", "temperature"):
+            _, W_O = jackknife_layer(taus.max(), ratio)  # the same for every temperature
+        rho = as_positive_scalar(ratio, "ratio")
+        rho2 = rho * rho  # as jackknife_layer squares it
+        A = attention_matrices(positions, np.concatenate([taus, taus * rho2]))  # (2c, n, n): both heads
+        narrow, wide = A[: taus.size], A[taus.size :]  # (c, n, n) each
+        narrow *= W_O[0, 0]
+        wide *= W_O[1, 0]
+        narrow += wide
+        return narrow  # (c, n, n)
 
     return smoother
 
