@@ -644,8 +644,9 @@ def test_ex_a_quarter_of_the_temperature_about_halves_the_lag(chapter):
     assert glued["ex-pos-live-rmse-after"] < glued["ex-pos-live-rmse-before"], "the error falls"
     # Why a little more than half: give the query's own sample half its weight (as an integral would, the
     # trapezoid rule) and the two lags are each within 2 % of h sqrt(2 / pi), halving with h.
-    p, row = ns["live_positions"], ns["row"]
-    for weights, tau in ((ns["live_weights"], defaults.TEMPERATURE), (ns["quarter_weights"], defaults.TEMPERATURE / 4)):
+    p, row = ns["sine_positions"], ns["middle_row"]
+    book_tau = defaults.TEMPERATURE
+    for weights, tau in ((ns["before_weights"], book_tau), (ns["quarter_weights"], book_tau / 4)):
         trapezoid = weights[row].copy()
         trapezoid[row] /= 2
         lag = p[row] - trapezoid @ p / trapezoid.sum()
