@@ -10,16 +10,29 @@ Screenshots land in /tmp/explorer-*.png.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
-from tolerances import TINY, assert_close, average_atol, mse_atol, rounding, softmax_rtol, square_scores_error
+from tolerances import assert_close, average_atol, mse_atol, rounding, softmax_rtol, square_scores_error
 
 import selfattention as sa
 from selfattention import defaults
+from tools import ROOT
 from tools.chromium import open_page
 
 SELECTOR = "[data-attention-explorer]"
 API = f"document.querySelector('{SELECTOR}').attentionExplorer"
+SCRIPT = ROOT / "_ext" / "attention_explorer" / "static" / "attention_explorer.js"
+#: The script's CUT: it leaves out of a band the kernel entries below CUT times their row's largest, so a weight
+#: left out is below CUT (a row's largest weight is at most 1) and the weights kept lose less than n CUT of their
+#: row's sum, a relative change (test_the_band_cut_is_the_scripts checks the value against the script).
+CUT = 2.0**-60
+
+
+def weights_tolerance(n, tau) -> dict:
+    """``rtol`` and ``atol`` between the explorer's weights and the package's (the scores' gap, then the cut)."""
+    return {"rtol": softmax_rtol(n, js_gap(tau)) + n * CUT, "atol": CUT}
 
 
 def js_gap(tau, *, leave_one_out=False):
@@ -33,6 +46,10 @@ def js_gap(tau, *, leave_one_out=False):
     package = (square_scores_error(0.5, tau, expanded=False) + rounding(1, 1 / tau) if leave_one_out
                else square_scores_error(0.5, tau))
     return package + square_scores_error(0.5, tau, expanded=False) + rounding(2, 1 / tau)
+
+
+def test_the_band_cut_is_the_scripts():
+    assert re.search(r"const CUT = 2 \*\* -(\d+);", SCRIPT.read_text())[1] == "60"
 
 
 def noisy_atol(noisy):
@@ -75,7 +92,7 @@ def assert_matches_package(page, weights=True):
     atol = average_atol(p["n"], np.abs(noisy), gap) + noisy_atol(noisy)
     np.testing.assert_allclose(got["output"], output, rtol=0, atol=atol)
     if weights:
-        np.testing.assert_allclose(got["weights"], w, rtol=softmax_rtol(p["n"], gap), atol=TINY)
+        np.testing.assert_allclose(got["weights"], w, **weights_tolerance(p["n"], p["tau"]))
     return got, w
 
 
@@ -167,7 +184,7 @@ def test_head_agrees_with_the_package(explorer, sigma, tau, n):
         )
         positions, _, noisy = sa.noisy_sine(n, sigma, rng=defaults.SEED)
         _, w = sa.gaussian_head(noisy, positions, tau)
-        np.testing.assert_allclose(rows, w[[0, n // 2, n - 1]], rtol=softmax_rtol(n, js_gap(tau)), atol=TINY)
+        np.testing.assert_allclose(rows, w[[0, n // 2, n - 1]], **weights_tolerance(n, tau))
 
 
 def test_bad_params_are_refused(explorer):
