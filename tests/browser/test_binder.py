@@ -102,8 +102,9 @@ def test_every_cell_runs_and_the_slider_redraws(binder_page):
     cells = binder_page.locator("div.cell")
     # The first visible one: the chapter's first cell, its set-up, is collapsed behind its toggle.
     binder_page.locator(".thebe-runall-button:visible").first.click()
-    # Run all goes in order; the last cell, explore(), ends with its widget.
-    image = cells.last.locator(".widget-image")
+    # Run all goes in order; the cell that calls explore() ends with its widget (the exercises' cells follow it).
+    widget_cell = cells.filter(has=binder_page.locator(".CodeMirror", has_text="explore()"))
+    image = widget_cell.locator(".widget-image")
     image.wait_for(timeout=RUN_TIMEOUT)
     binder_page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
     assert binder_page.locator(PROBLEMS).all_inner_texts() == []
@@ -118,7 +119,7 @@ def test_every_cell_runs_and_the_slider_redraws(binder_page):
     probe.locator(".thebe-run-button").click()
     probe.locator(STDOUT, has_text="missing: []").wait_for(timeout=RUN_TIMEOUT)
     before = image.get_attribute("src")
-    handle = cells.last.locator(".widget-slider").nth(1).locator(".noUi-handle")  # tau
+    handle = widget_cell.locator(".widget-slider").nth(1).locator(".noUi-handle")  # tau
     handle.focus()
     handle.press("ArrowRight")
     binder_page.wait_for_function("([img, old]) => img.src !== old", arg=[image.element_handle(), before],
