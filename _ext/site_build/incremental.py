@@ -12,10 +12,11 @@ each is fixed here with the API of the tool that owns it:
   ``language_info``. :func:`restore_cached_outputs` merges the cached outputs
   in, with jupyter-cache's ``merge_match_into_notebook`` (what myst-nb
   renders the page from).
-* myst-nb copies its stylesheet into ``_static/`` when the build finishes,
-  so the pages of a clean build link it without Sphinx's ``?v=<checksum>``
-  and pages rewritten later link it with one. :func:`copy_mystnb_css_first`
-  runs myst-nb's own copy when the builder starts, before any page is written.
+* myst-nb and sphinx-exercise copy their stylesheets into ``_static/`` when
+  the build finishes, so the pages of a clean build link them without
+  Sphinx's ``?v=<checksum>`` and pages rewritten later link them with one.
+  :func:`copy_late_stylesheets_first` runs their own copies when the builder
+  starts, before any page is written.
 * Every page embeds what its own source does not hold: the navigation
   (every chapter's title in the sidebar, the previous and next pages'
   titles), numbers and references resolved across pages, the ``?v=``
@@ -43,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import sphinx_exercise
 from jupyter_cache import get_cache
 from myst_nb.sphinx_ext import add_global_html_resources
 from sphinx.application import Sphinx
@@ -87,11 +89,14 @@ def restore_cached_outputs(app: Sphinx, doctree: Any) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def copy_mystnb_css_first(app: Sphinx) -> None:
-    """Copy myst-nb's stylesheet into ``_static/`` before pages are written (``builder-inited``)."""
+def copy_late_stylesheets_first(app: Sphinx) -> None:
+    """Copy myst-nb's and sphinx-exercise's stylesheets into ``_static/`` before pages are written
+    (``builder-inited``), with each one's own copy function."""
     if app.builder.format == "html":
         Path(app.outdir, "_static").mkdir(parents=True, exist_ok=True)
         add_global_html_resources(app, None)
+        if "sphinx_exercise" in app.extensions:
+            sphinx_exercise.copy_asset_files(app, None)
 
 
 def _files(root: Path) -> list[tuple[str, Path]]:
@@ -179,7 +184,7 @@ def drop_empty_search_terms(app: Sphinx, exception: Exception | None) -> None:
 
 def setup(app: Sphinx) -> None:
     """Connect the handlers (called by the package's ``setup``)."""
-    app.connect("builder-inited", copy_mystnb_css_first)
+    app.connect("builder-inited", copy_late_stylesheets_first)
     app.connect("env-get-outdated", note_removed_documents)
     app.connect("env-get-outdated", reread_notebooks_without_outputs)
     app.connect("env-before-read-docs", note_documents_read)
