@@ -598,3 +598,13 @@ def test_ex_the_curvature_from_three_heads(chapter):
     assert glued["ex-mh-open-rmse-wide"] < glued["ex-mh-open-rmse"], "a curvature wants wider offsets"
     wide_bias = ns["B_curv_wide"] @ ns["clean"] - curvature
     assert np.abs(wide_bias[ns["inside"]]).max() > np.abs((B @ ns["clean"] - curvature)[ns["inside"]]).max()
+
+
+def test_the_shown_docstrings_give_w_o_the_notation_pages_shape():
+    """multi_head and head_outputs, shown in the chapter, use the notation page's sizes: M d_v, d_out."""
+    notation = source("notation")
+    assert r"$M d_v \times d_{\text{out}}$" in notation and r"| $d_{\text{out}}$ |" in notation
+    assert "W_O : array_like, shape (M d_v, d_out)" in multi_head.__doc__
+    assert "ndarray, shape (n, M d_v)" in head_outputs.__doc__
+    for doc in (multi_head.__doc__, head_outputs.__doc__):
+        assert "(D," not in doc and ", D)" not in doc and "row ``r``" not in doc, "no size or index the page lacks"
