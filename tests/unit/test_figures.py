@@ -424,7 +424,7 @@ def test_errors_figure_draws_a_bar_per_head_and_region_and_the_product():
 
 def test_the_derivative_figure_calls_its_dots_exact_and_its_line_the_formula(sine):
     """The noise of the layer, sigma sqrt(sum_j b_ij**2), is computed, not measured on draws."""
-    p, clean, noisy, output, _ = sine
+    p, clean, _, output, _ = sine
     offsets = np.geomspace(0.01, 0.2, 5)
     noise, leading = 1 / offsets, 1.1 / offsets
     fig = multihead.plot_derivative(p, clean, output, p > 0.3, offsets, noise, leading, 0.05)
