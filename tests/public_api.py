@@ -381,6 +381,8 @@ def _many_head_calls(series):
              {"positions": a, "temperature": t, "ratio": "positive"}),
         Call("jackknife.jackknife_smoother", jk.jackknife_smoother, {"ratio": 1.5}, {"ratio": "positive"}, f),
         Call("jackknife.ratio_cost", jk.ratio_cost, {"ratios": [1.2, 2.0]}, {"ratios": a}),
+        Call("jackknife.leading_order_variance", jk.leading_order_variance, {"n": 8, "temperature": 0.05, "sigma": 0.3,
+             "ratio": 1.5}, {"n": "count", "temperature": t, "sigma": "nonnegative", "ratio": "positive"}),
         Call("jackknife.error_grids", jk.error_grids, {"seed": 1, "ratio": 1.5, "ns": [8, 12], "sigmas": [0.2, 0.4],
              "temperatures": np.logspace(-3, 0, 9), "draws": 3}, {"seed": "rng", "ratio": "positive",
              "ns": "counts", "sigmas": a, "temperatures": "temperatures", "draws": "count"}),

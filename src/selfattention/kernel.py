@@ -256,7 +256,7 @@ def choose_temperature(signal, positions, candidates=None, *, kernel="gaussian")
         (log-spaced from 1e-6 to 10) when omitted.
     kernel : {"gaussian", "laplace"}
         As in :func:`leave_one_out_scores`: the engineered head's temperature,
-        or ``1 / b`` for the ALiBi head of slope ``b``.
+        or ``1 / zeta`` for the ALiBi head of slope ``zeta``.
 
     Returns
     -------

@@ -138,17 +138,18 @@ def multi_head(X, heads, W_O) -> np.ndarray:
         The tokens, one per row.
     heads : sequence of Head, length M
         All reading tokens of width ``d_model``; each has ``d_v`` output
-        columns of its own, ``D`` in all.
-    W_O : array_like, shape (D, d_out)
-        The output projection: row ``r`` says how much of column ``r`` of the
-        concatenated outputs goes into each output column.
+        columns of its own (heads may differ in ``d_v``: then ``M d_v``
+        below is the sum of their ``d_v``).
+    W_O : array_like, shape (M d_v, d_out)
+        The output projection: each row says how much of the matching column
+        of the concatenated outputs goes into each output column.
 
     Returns
     -------
     ndarray, shape (n, d_out)
     """
-    concat = head_outputs(X, heads)  # (n, D): D = the heads' d_v added up
-    W_O = _as_output_projection(W_O, concat.shape[1])  # (D, d_out)
+    concat = head_outputs(X, heads)  # (n, M d_v)
+    W_O = _as_output_projection(W_O, concat.shape[1])  # (M d_v, d_out)
     with np.errstate(over="ignore", invalid="ignore"):
         output = concat @ W_O  # (n, d_out)
     return finite_result(output, "X and W_O: the layer's output overflows the double range")
@@ -164,12 +165,13 @@ def head_outputs(X, heads) -> np.ndarray:
 
     Returns
     -------
-    ndarray, shape (n, D)
-        ``D`` is the heads' ``d_v`` added up; head 1's columns come first.
+    ndarray, shape (n, M d_v)
+        Head 1's columns first; heads that differ in ``d_v`` give the sum of
+        their ``d_v`` columns.
     """
     heads = _as_heads(heads)
     X = _as_tokens(X, heads[0].d_model)
-    return np.concatenate([head(X)[0] for head in heads], axis=1)  # (n, D)
+    return np.concatenate([head(X)[0] for head in heads], axis=1)  # (n, M d_v)
 
 
 def layer_weights(X, heads, W_O) -> np.ndarray:
@@ -179,8 +181,9 @@ def layer_weights(X, heads, W_O) -> np.ndarray:
     output is ``W_O[1] A^(1) V^(1) + ... + W_O[M] A^(M) V^(M)``; when every
     head has the same values ``V`` (as the engineered heads do: the signal),
     it is ``B V`` with the matrix returned here. Its rows sum to the sum of
-    the entries of ``W_O``; an entry is negative wherever a negative entry of
-    ``W_O`` outweighs the others. (Head 1 is ``heads[0]``.)
+    the entries of ``W_O``; an entry ``b_ij`` is negative wherever the heads
+    with negative entries of ``W_O``, their weights ``a_ij`` multiplied by
+    those entries, outweigh the rest. (Head 1 is ``heads[0]``.)
 
     Parameters
     ----------

@@ -18,7 +18,7 @@ positions through ``p_i - p_j`` only: a kernel.
   key are rotated, each pair of coordinates by its own angle ``omega p``; the same
   score, from tokens of two numbers whatever ``F``.
 * **ALiBi** (Press et al.): tokens ``[s]``, no position in them at all, and
-  the bias ``-b |p_i - p_j|`` added to the scores: a Laplace kernel.
+  the bias ``-zeta |p_i - p_j|`` added to the scores: a Laplace kernel.
 
 The cosine heads divide their scores by 1: the amplitudes ``xi_n`` do the
 temperature's job. Near the diagonal ``xi cos(omega u) = xi - xi omega**2 u**2 / 2
@@ -253,13 +253,13 @@ def rotary_head(signal, positions, frequencies, amplitudes, *, mask=None):
 def alibi_bias(positions, slope) -> np.ndarray:
     r"""ALiBi's bias: a penalty on the scores that grows with the distance.
 
-    .. math:: -b\, |p_i - p_j|
+    .. math:: -\zeta\, |p_i - p_j|
 
     Parameters
     ----------
     positions : array_like, shape (n,)
     slope : float
-        ``b >= 0``.
+        ``zeta >= 0``.
 
     Returns
     -------
@@ -269,16 +269,16 @@ def alibi_bias(positions, slope) -> np.ndarray:
     Raises
     ------
     ValueError
-        If a product ``b |p_i - p_j|`` overflows the double range.
+        If a product ``zeta |p_i - p_j|`` overflows the double range.
     """
     (p,) = as_series(positions=positions)
-    b = as_nonnegative_scalar(slope, "slope")
+    zeta = as_nonnegative_scalar(slope, "slope")
     memory.require_matrix(p.size, p.size, "positions")
-    if b == 0:
+    if zeta == 0:
         return np.zeros((p.size, p.size))
     with np.errstate(over="ignore"):
-        bias = -b * np.abs(p[:, None] - p[None, :])  # (n, n)
-    return finite_result(bias, "slope and positions: the bias -b |p_i - p_j| overflows the double range")
+        bias = -zeta * np.abs(p[:, None] - p[None, :])  # (n, n)
+    return finite_result(bias, "slope and positions: the bias -zeta |p_i - p_j| overflows the double range")
 
 
 def alibi_head(signal, positions, slope, *, mask=None):
@@ -287,9 +287,9 @@ def alibi_head(signal, positions, slope, *, mask=None):
     The tokens are ``x_i = [s_i]`` and ``W_Q = W_K = 0``, so every
     query-key score is 0 and the weights are the bias's alone:
 
-    .. math:: a_{ij} = \frac{\exp(-b\, |p_i - p_j|)}{\sum_l \exp(-b\, |p_i - p_l|)},
+    .. math:: a_{ij} = \frac{\exp(-\zeta\, |p_i - p_j|)}{\sum_l \exp(-\zeta\, |p_i - p_l|)},
 
-    a Laplace kernel, whose rows have the standard deviation ``sqrt(2) / b``
+    a Laplace kernel, whose rows have the standard deviation ``sqrt(2) / zeta``
     on a dense grid, away from the ends.
 
     Parameters
@@ -297,7 +297,7 @@ def alibi_head(signal, positions, slope, *, mask=None):
     signal : array_like, shape (n,)
     positions : array_like, shape (n,)
     slope : float
-        ``b >= 0``; 0 gives the plain mean.
+        ``zeta >= 0``; 0 gives the plain mean.
     mask : array_like of bool, shape (n, n), optional
         Passed to :func:`~selfattention.core.attention`.
 
@@ -309,13 +309,13 @@ def alibi_head(signal, positions, slope, *, mask=None):
     s, p = as_series(signal=signal, positions=positions)
     memory.require_matrix(p.size, p.size, "positions")
     centred = centre_positions(p)  # (n,): the distances as accurate as the spread allows
-    b = as_nonnegative_scalar(slope, "slope")
+    zeta = as_nonnegative_scalar(slope, "slope")
     X = s[:, None]  # (n, 1): the token is the sample
     zero = np.zeros((1, 1))  # W_Q = W_K = 0: no query-key score at all
-    output, weights = attention(X @ zero, X @ zero, X, 1.0, mask=mask, bias=alibi_bias(centred, b))
-    with np.errstate(over="ignore"):  # each |p_i - p_j| is off by at most 3 eps P, times b
-        eta = 4 * _EPS * b * float(np.max(np.abs(centred)))
-    _refuse(eta, weights, f"slope {b:.3g} is too large for positions spanning {np.ptp(p):.3g}")
+    output, weights = attention(X @ zero, X @ zero, X, 1.0, mask=mask, bias=alibi_bias(centred, zeta))
+    with np.errstate(over="ignore"):  # each |p_i - p_j| is off by at most 3 eps P, times zeta
+        eta = 4 * _EPS * zeta * float(np.max(np.abs(centred)))
+    _refuse(eta, weights, f"slope {zeta:.3g} is too large for positions spanning {np.ptp(p):.3g}")
     return output[:, 0], weights  # (n,), (n, n)
 
 

@@ -282,13 +282,15 @@ def symbolic_offset_projections():
 
     The package's :func:`~selfattention.head.gaussian_head_weights` takes a
     number for the offset. Its entries are polynomials of degree at most 2
-    in it, so three offsets determine them:
+    in it by construction (the query's entries are
+    :math:`\sqrt 2\, (p_i + \delta)`, :math:`-(p_i + \delta)^2` and 1), so
+    three offsets determine them:
 
     .. math:: W_Q(\delta) = W_Q(0) + \delta\, \tfrac12 \big(W_Q(1) - W_Q(-1)\big)
         + \delta^2 \big(\tfrac12 (W_Q(1) + W_Q(-1)) - W_Q(0)\big),
 
     each converted exactly (:func:`exact_matrix`); a fourth offset checks
-    that nothing of higher degree was missed.
+    the fit.
 
     Returns
     -------

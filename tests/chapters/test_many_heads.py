@@ -9,11 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
-from chapters.book import source
+from chapters.book import code_cells, source
 from tolerances import average_atol, half_spread, rounding, softmax_rtol, square_scores_error
 
 import selfattention as sa
 from selfattention import defaults, symbolic
+from selfattention.head import positional_features
 from selfattention.kernel import temperature_to_bandwidth
 from selfattention.multihead import (
     Head,
@@ -23,11 +24,14 @@ from selfattention.multihead import (
     jackknife_layer,
     layer_weights,
     multi_head,
+    offset_head,
     signal_tokens,
 )
 from selfattention.studies import bias_variance as bv
 from selfattention.studies import derivative as dv
 from selfattention.studies import jackknife as jk
+from selfattention.studies import power_laws
+from tools import toc
 
 STEM = "many-heads"
 OMEGA = 2 * np.pi
@@ -42,6 +46,65 @@ def test_sympy_derives_the_offset_score_and_only_w_q_changes(chapter):
     assert sp.simplify(ns["offset_factored"] + (symbolic.p_i + symbolic.delta - symbolic.p_j) ** 2) == 0
     np.testing.assert_array_equal(np.array(ns["W_K_delta"], dtype=float), sa.gaussian_head_weights()[1])
     assert ns["W_Q_delta"].free_symbols == {symbolic.delta}
+
+
+def test_no_head_engineered_before_this_chapter_has_an_offset_but_the_exercises(chapter):
+    """"Every head engineered so far has centred its band on its own token (apart from ex-trick-offset)"."""
+    earlier = [name.split("/")[-1] for name in toc.documents()]
+    earlier = earlier[1:earlier.index(STEM)]  # the chapters before this one
+    with_offset = [(stem, cell) for stem in earlier for cell in code_cells(stem) if "offset=" in cell]
+    assert [stem for stem, _ in with_offset] == ["quadratic-trick"]
+    after = source("quadratic-trick").split("```{solution-start} ex-trick-offset", 1)[1]
+    solution = after.split("```{solution-end}", 1)[0]
+    assert all(cell in solution for _, cell in with_offset), "the only offset is in that exercise's solution"
+    assert "apart from the one of {ref}`ex-trick-offset`" in source(STEM)
+
+
+def test_each_term_of_the_offset_score_sits_in_the_coordinate_the_text_names(chapter):
+    """-2 delta p_i and -delta**2 join -p_i**2 where the key is 1; 2 delta p_j joins 2 p_i p_j where it is sqrt2 p_j."""
+    ns = chapter.namespace
+    p_i, p_j, d = symbolic.p_i, symbolic.p_j, symbolic.delta
+    q = symbolic.token_row(symbolic.s_i, p_i) * ns["W_Q_delta"]
+    k = symbolic.token_row(symbolic.s_j, p_j) * ns["W_K_delta"]
+    assert [sp.expand(x) for x in k] == [sp.sqrt(2) * p_j, 1, -(p_j**2)]
+    assert [sp.expand(x - y) for x, y in zip(q, [sp.sqrt(2) * (p_i + d), -((p_i + d) ** 2), 1], strict=True)] == [0] * 3
+    expected = [2 * p_i * p_j + 2 * d * p_j, -(p_i**2) - 2 * d * p_i - d**2, -(p_j**2)]
+    assert [sp.expand(x - y) for x, y in zip(ns["offset_terms"], expected, strict=True)] == [0] * 3
+    assert ns["W_Q_delta"][3, 0] == sp.sqrt(2) * d, "the query's delta comes from the constant feature"
+
+
+def test_this_w_q_is_the_one_exercise_trick_offset_built(chapter):
+    W_Q = chapter.namespace["W_Q_delta"]
+    for offset in (0.1, -0.37, 2.5):  # the exercise's 0.1 among them
+        np.testing.assert_allclose(np.array(W_Q.subs(symbolic.delta, offset), dtype=float),
+                                   sa.gaussian_head_weights(offset=offset)[0], rtol=0, atol=rounding(2, 2.5**2))
+    assert "sa.gaussian_head_weights(offset=ahead)[0]" in source("quadratic-trick")
+
+
+def test_each_row_is_a_gaussian_cut_off_by_the_ends(chapter):
+    """Over the keys there are, row i is proportional to exp(-(p_i + delta - p_j)**2 / tau), even at the ends."""
+    ns = chapter.namespace
+    p, tau, delta, w = ns["positions"], ns["tau"], ns["offset"], ns["ahead_weights"]
+    gauss = np.exp(-((p[:, None] + delta - p[None, :]) ** 2) / tau)  # (N, N)
+    rows = gauss / gauss.sum(axis=1, keepdims=True)
+    # Exponents below (1 + delta)**2 / tau = 243, rounded as the head rounds them and as this test does.
+    gap = square_scores_error(half_spread(p, delta), tau) + square_scores_error(1 + delta, tau, expanded=False)
+    np.testing.assert_allclose(w, rows, rtol=softmax_rtol(defaults.N, gap), atol=0)
+
+
+def test_a_head_averages_ahead_of_each_token_whose_band_fits_and_not_past_the_end(chapter):
+    ns = chapter.namespace
+    p, h = ns["positions"], temperature_to_bandwidth(ns["tau"])
+    for label, delta in ns["heads"].items():
+        if delta == 0:
+            continue
+        means = ns["runs"][label][1] @ p  # (N,): each row's mean key position
+        fits = (p + delta - 3 * h >= 0) & (p + delta + 3 * h <= 1)  # the band, three h either side, inside
+        assert fits.sum() > defaults.N / 2, label
+        assert np.all(np.sign(means[fits] - p[fits]) == np.sign(delta)), label
+    glued = chapter.glued
+    assert glued["mh-end-centre"] == p[-1] + ns["offset"] > 1
+    assert glued["mh-end-mean"] < p[-1], "the last query averages behind itself"
 
 
 def test_the_band_is_centred_ahead_for_a_positive_offset_and_behind_for_a_negative_one(chapter):
@@ -85,7 +148,30 @@ def test_the_layer_of_one_value_heads_is_one_matrix_whose_rows_sum_to_the_entrie
     B = layer_weights(ns["X"], ns["pair"], W_O)
     np.testing.assert_allclose(B @ ns["noisy"], multi_head(ns["X"], ns["pair"], W_O)[:, 0], rtol=0, atol=1e-12)
     np.testing.assert_allclose(B.sum(axis=1), W_O.sum(), rtol=0, atol=1e-13)
-    assert (B < 0).any()  # where the negative entry's head outweighs the other
+    assert (B < 0).any()  # where the negative entry's head, weighted by that entry, outweighs the other
+
+
+def test_b_is_negative_where_the_negatively_weighted_heads_outweigh_the_rest_not_where_one_head_does(chapter):
+    """With W_O = [2, -1]: b_ij < 0 where a2 > 2 a1, not wherever a2 > a1."""
+    ns = chapter.namespace
+    X, pair = ns["X"], ns["pair"]
+    B = layer_weights(X, pair, [[2.0], [-1.0]])  # (N, N)
+    a1, a2 = (head(X)[1] for head in pair)  # (N, N) each
+    margin = np.abs(2 * a1 - a2) > 1e-15  # away from ties, where rounding decides the sign
+    np.testing.assert_array_equal((B < 0)[margin], (a2 > 2 * a1)[margin])
+    assert ((a2 > a1) & (B > 0)).any(), "a head with a negative entry can outweigh the other and B stay positive"
+
+
+def test_centring_the_positions_of_the_tokens_changes_no_score(chapter):
+    ns = chapter.namespace
+    p, X, pair = ns["positions"], ns["X"], ns["pair"]
+    np.testing.assert_array_equal(X[:, 1], p - 0.5)  # the middle of the range, 1/2, subtracted: exact on [0, 1]
+    uncentred = positional_features(ns["noisy"], p)  # (N, 4): [s, p, p**2, 1] as they are
+    # Both expanded squares round on their own positions: |p + delta| up to 1.1 here, 0.6 centred.
+    delta, tau = ns["offset"], ns["tau"]
+    gap = square_scores_error(1 + delta, tau) + square_scores_error(half_spread(p, delta), tau)
+    for head in pair:
+        np.testing.assert_allclose(head(uncentred)[1], head(X)[1], rtol=softmax_rtol(defaults.N, gap), atol=0)
 
 
 # --- a derivative from two heads ----------------------------------------------------------------
@@ -117,6 +203,21 @@ def test_the_leading_order_bias_is_the_blur_plus_the_central_differences(chapter
     assert errors[1] < errors[0] / 3 and errors[1] < 0.01  # the next order, h**4, falls 4-fold per halving
 
 
+def test_the_printed_variance_formula_has_n_minus_one_and_is_the_exact_noise(chapter):
+    """The formulas as the text prints them: (N - 1) h delta**2 and, as delta -> 0, (N - 1) h**3."""
+    text = source(STEM)
+    assert r"{4 \sqrt{\pi}\, (N - 1)\, h\, \delta^2}" in text
+    assert r"\sigma^2 / (4\sqrt\pi\, (N - 1)\, h^3)" in text
+    ns, glued = chapter.namespace, chapter.glued
+    sigma, n, h, delta = defaults.SIGMA, defaults.N, glued["mh-best-h"], ns["noise_offsets"]
+    printed = sigma**2 * -np.expm1(-(delta**2) / h**2) / (4 * np.sqrt(np.pi) * (n - 1) * h * delta**2)
+    np.testing.assert_allclose(np.sqrt(printed), ns["noise"], rtol=2 * glued["mh-noise-gap"])
+    assert glued["mh-noise-gap"] < 1e-6
+    np.testing.assert_allclose(np.sqrt(printed), ns["leading"], rtol=1e-12)  # the package's formula is the printed one
+    with_n = np.sqrt(printed * (n - 1) / n)
+    assert np.abs(with_n / ns["noise"] - 1).min() > 1e-3, "with N for N - 1 the formula is off by 0.5 %"
+
+
 def test_the_variance_formula_and_its_two_regimes(chapter):
     ns, glued = chapter.namespace, chapter.glued
     assert glued["mh-noise-gap"] < 1e-6
@@ -129,6 +230,10 @@ def test_the_variance_formula_and_its_two_regimes(chapter):
     slope = np.log(noise[-1] / noise[-2]) / np.log(offsets[-1] / offsets[-2])
     assert slope == pytest.approx(-1.0, abs=0.05)  # as 1/delta above it
     assert glued["mh-noise-best"] < glued["mh-noise-small"]
+    # At the rule's offset itself, not the nearest offset of the figure.
+    assert glued["mh-noise-best"] == dv.noise_std(ns["positions"], [glued["mh-best-delta"]], glued["mh-best-tau"],
+                                                  defaults.SIGMA)[0]
+    assert glued["mh-best-delta"] not in offsets
 
 
 def test_the_rule_picks_the_least_expected_error_inside_the_grid(chapter):
@@ -148,6 +253,19 @@ def test_the_best_offset_is_a_couple_of_bandwidths_as_theory_says(chapter):
     assert glued["mh-theory-ratio"] == dv.best_offset_ratio()
     assert 2 < glued["mh-theory-ratio"] < 3
     assert glued["mh-best-ratio"] == pytest.approx(glued["mh-theory-ratio"], abs=0.2)
+
+
+def test_at_the_best_ratio_the_bands_barely_overlap(chapter):
+    """The two heads' noises are correlated by exp(-delta**2 / h**2): under 1 % at theory's ratio."""
+    ns, glued = chapter.namespace, chapter.glued
+    assert glued["mh-theory-correlation"] == np.exp(-glued["mh-theory-ratio"] ** 2) < 0.01
+    # The correlation of the middle output's two noises, from the heads' rows, at the rule's pair.
+    p, middle, delta, tau = ns["positions"], ns["middle"], glued["mh-best-delta"], glued["mh-best-tau"]
+    ahead, behind = (sa.gaussian_head(ns["noisy"], p, tau, offset=d)[1][middle] for d in (delta, -delta))
+    correlation = ahead @ behind / np.sqrt((ahead @ ahead) * (behind @ behind))
+    # Sums over the grid of Gaussians of 4.5 steps per bandwidth, centred 9 bandwidths or more from the ends: their
+    # integrals but for exp(-40), and rounding.
+    assert correlation == pytest.approx(np.exp(-((delta / glued["mh-best-h"]) ** 2)), rel=1e-12)
 
 
 def test_a_small_offset_does_not_make_a_better_derivative(chapter):
@@ -201,8 +319,22 @@ def test_the_layers_weights_sum_to_one_and_some_are_negative(chapter):
     glued = chapter.glued
     assert glued["mh-jk-row-sum"] < 1e-12
     assert glued["mh-jk-min-weight"] < 0 < glued["mh-jk-negative-mass"]
+    B, middle = chapter.namespace["B_jk"], chapter.namespace["middle"]
+    row, peak = B[middle], B[middle].argmax()
+    assert peak == middle
+    left, right = row[:peak].min(), row[peak + 1:].min()
+    assert left < 0 and right < 0, "a dip on either side of the peak"
+    # The grid is symmetric about the middle query; the ends, 9 bandwidths of the wide head away, weigh exp(-40).
+    assert left == pytest.approx(glued["mh-jk-min-weight"], rel=1e-9)
+    assert right == pytest.approx(glued["mh-jk-min-weight"], rel=1e-9)
+
+
+def test_the_first_querys_combined_weights_have_one_negative_dip(chapter):
+    """The alt text: 'a taller half peak with one negative dip'."""
     B = chapter.namespace["B_jk"]
-    assert (B[chapter.namespace["middle"]] < 0).sum() >= 2  # on either side of the peak
+    negative = np.flatnonzero(B[0] < 0)
+    assert negative.size > 0 and np.all(np.diff(negative) == 1), "one run of negative weights"
+    assert B[0].argmax() == 0 < negative[0]
 
 
 def test_rho_is_root_two_w_o_is_two_minus_one_and_the_cost_is_as_stated(chapter):
@@ -215,7 +347,15 @@ def test_rho_is_root_two_w_o_is_two_minus_one_and_the_cost_is_as_stated(chapter)
     assert glued["mh-rho-cost-2"] == pytest.approx(100 * (cost[1] - 1))
     assert glued["mh-rho-cost-2"] > glued["mh-rho-cost"]
     near = 1.001
-    assert jackknife_layer(0.01, near)[1][0, 0] * 2 * (near - 1) == pytest.approx(1.0, abs=2e-3)  # about 1/(2(rho-1))
+    W_O = jackknife_layer(0.01, near)[1][:, 0] * 2 * (near - 1)
+    np.testing.assert_allclose(W_O, [1.0, -1.0], rtol=0, atol=2e-3)  # about +-1/(2(rho-1))
+
+
+def test_the_layers_variance_is_the_integral_of_its_squared_kernel(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    exact = defaults.SIGMA**2 * np.sum(ns["B_jk"][ns["middle"]] ** 2)
+    formula = jk.leading_order_variance(defaults.N, ns["tau"], defaults.SIGMA, ns["ratio"])
+    assert glued["mh-jk-variance-gap"] == abs(exact / formula - 1) < 1e-9
 
 
 def test_the_one_heads_best_temperatures_are_chapter_sevens(chapter, chapter_run):
@@ -233,6 +373,16 @@ def test_the_exact_exponents_are_theorys(chapter, name, region):
     glued = chapter.glued
     tolerance = 0.01 if region == "interior" else 0.03  # the whole interval mixes h**3 and h**4 on this grid
     assert glued[f"mh-{name}-expected-{region}-alpha"] == pytest.approx(THEORY[name, region], abs=tolerance)
+
+
+@pytest.mark.parametrize("name", ["one", "two"])
+def test_over_the_whole_interval_the_exponents_lie_between_the_ends_and_the_interior(chapter, name):
+    """Several standard errors below -3/4, above the interior's exponent: the interior's term still adds in."""
+    glued = chapter.glued
+    whole, se = glued[f"mh-{name}-expected-whole-alpha"], glued[f"mh-{name}-expected-whole-alpha-se"]
+    assert glued[f"mh-{name}-expected-interior-alpha"] < whole < -3 / 4
+    assert (-3 / 4 - whole) / se > 3, "several standard errors away"
+    assert "± is the standard error of the least-squares fit" in source(STEM)
 
 
 def test_the_sigma_and_temperature_exponents_are_theorys(chapter):
@@ -258,8 +408,30 @@ def test_the_monte_carlo_exponents_are_less_steep_because_of_the_draws(chapter):
         assert glued[f"mh-{name}-measured-interior-alpha"] > glued[f"mh-{name}-expected-interior-alpha"]
     assert glued["mh-mc-gap-small"] > glued["mh-mc-gap-rest"]  # the smallest N is the least well measured
     assert glued["mh-interior-samples"] == 24 and glued["mh-draws"] == 200
-    measured, expected = (grids["one head", kind][1]["interior"] for kind in ("measured", "expected"))
-    assert glued["mh-mc-gap-small"] == pytest.approx(100 * np.abs(measured / expected - 1)[0].max())
+    gaps = {name: 100 * np.abs(grids[name, "measured"][1]["interior"] / grids[name, "expected"][1]["interior"] - 1)
+            for name in ("one head", "two heads")}  # (a, b) each
+    assert glued["mh-mc-gap-small"] == max(gap[0].max() for gap in gaps.values())
+    assert glued["mh-mc-gap-rest"] == max(gap[1:].max() for gap in gaps.values())
+    assert all(gap[1:].max() < gap[0].max() for gap in gaps.values()), "for the head and for the layer"
+
+
+@pytest.mark.parametrize(("name", "short"), [("one head", "one"), ("two heads", "two")])
+def test_without_the_smallest_n_the_monte_carlo_exponent_nears_the_exact_one(chapter, name, short):
+    glued, grids = chapter.glued, chapter.namespace["grids"]
+    for kind in ("measured", "expected"):
+        rest = power_laws.fit_power_law(power_laws.GRID_NS[1:], power_laws.GRID_SIGMAS,
+                                        grids[name, kind][1]["interior"][1:])
+        assert glued[f"mh-{short}-{kind}-rest-alpha"] == rest.n_exponent
+    full = abs(glued[f"mh-{short}-measured-interior-alpha"] - glued[f"mh-{short}-expected-interior-alpha"])
+    rest = abs(glued[f"mh-{short}-measured-rest-alpha"] - glued[f"mh-{short}-expected-rest-alpha"])
+    assert rest < full / 1.5, "the draws at the smallest N tilt the line"
+
+
+def test_the_layer_affords_wider_bands_at_every_point_of_the_grid(chapter):
+    glued, grids = chapter.glued, chapter.namespace["grids"]
+    wider = grids["two heads", "expected"][0]["interior"] / grids["one head", "expected"][0]["interior"]
+    assert (glued["mh-wider-min"], glued["mh-wider-max"]) == (wider.min(), wider.max())
+    assert glued["mh-wider-min"] > 2
 
 
 def test_at_the_ends_the_layer_only_reduces_the_bias(chapter):
@@ -282,6 +454,34 @@ def test_the_other_combination_cancels_the_ends_and_keeps_an_interior_h_squared(
     assert abs(other[0]) < 0.2 * abs(one[0])
     big = np.abs(f) > 0.5
     np.testing.assert_allclose(other[inside & big] / one[inside & big], -2.0, rtol=0.1)  # -h**2 f'' against h**2 f''/2
+
+
+def test_cancelling_both_terms_takes_a_third_head(chapter):
+    """Two heads, W_O summing to 1: one condition more (interior h**2, or the ends' h) is all they can meet. Three
+    heads at h, rho h, rho**2 h meet both: the interior's second moment and the end's first moment vanish."""
+    rho = chapter.namespace["ratio"]
+    scales = np.array([1.0, rho, rho**2])  # (3,): the bandwidths, in units of h
+    # Two heads: rows sum to 1, and w1 + w2 rho**2 = 0 (interior) or w1 + w2 rho = 0 (ends): no W_O does both.
+    two = np.vstack([np.ones(2), scales[:2] ** 2, scales[:2]])  # (3, 2)
+    _, residual, *_ = np.linalg.lstsq(two, [1.0, 0.0, 0.0], rcond=None)
+    assert residual[0] > 0.1
+    W_O = np.linalg.solve(np.vstack([np.ones(3), scales**2, scales]), [1.0, 0.0, 0.0])  # (3,)
+    n, tau = 401, 0.002  # h = 0.0316, 12.6 steps
+    p = np.linspace(0.0, 1.0, n)
+    X = signal_tokens(np.zeros(n), p)
+    heads = [offset_head(0.0, tau * s * s) for s in scales]
+    B = layer_weights(X, heads, W_O[:, None])  # (n, n)
+    one = sa.gaussian_head(np.zeros(n), p, tau)[1]  # (n, n)
+    i = n // 2
+    second = [weights[i] @ (p - p[i]) ** 2 for weights in (one, B)]  # h**2 for one head
+    # Gaussians of 12.6 steps or more per bandwidth: their moments on the grid are the continuous ones but for
+    # exp(-2 pi**2 12.6**2) (Poisson summation); the widest, 2h, is 7.9 of its bandwidths from either end, whose
+    # tails past them weigh exp(-31). What is left is rounding, a few eps against h**2 = 1e-3.
+    assert abs(second[1]) < 1e-9 * second[0]
+    first = [weights[0] @ p for weights in (one, B)]  # the end's first-order pull, c h for one head
+    assert abs(first[1]) < 0.05 * first[0], "the end's first-order pull cancels too, but for the grid's steps"
+    jk_end = jk.jackknife_weights(p, tau, rho)[0] @ p
+    assert jk_end > 0.5 * first[0], "two heads, cancelling the interior's term, only reduce it"
 
 
 def test_the_explorer_starts_near_the_rules_choice(chapter):
@@ -398,3 +598,13 @@ def test_ex_the_curvature_from_three_heads(chapter):
     assert glued["ex-mh-open-rmse-wide"] < glued["ex-mh-open-rmse"], "a curvature wants wider offsets"
     wide_bias = ns["B_curv_wide"] @ ns["clean"] - curvature
     assert np.abs(wide_bias[ns["inside"]]).max() > np.abs((B @ ns["clean"] - curvature)[ns["inside"]]).max()
+
+
+def test_the_shown_docstrings_give_w_o_the_notation_pages_shape():
+    """multi_head and head_outputs, shown in the chapter, use the notation page's sizes: M d_v, d_out."""
+    notation = source("notation")
+    assert r"$M d_v \times d_{\text{out}}$" in notation and r"| $d_{\text{out}}$ |" in notation
+    assert "W_O : array_like, shape (M d_v, d_out)" in multi_head.__doc__
+    assert "ndarray, shape (n, M d_v)" in head_outputs.__doc__
+    for doc in (multi_head.__doc__, head_outputs.__doc__):
+        assert "(D," not in doc and ", D)" not in doc and "row ``r``" not in doc, "no size or index the page lacks"

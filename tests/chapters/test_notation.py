@@ -161,6 +161,9 @@ SECOND_MEANINGS = [
     ("a score named other than e_ij", r"\\text\{score\}"),
     ("g other than g_c", r"(?<![\\a-zA-Z])g(?!_\{?c\b)"),
     ("Q_i, K_j: Q and K are the stacked matrices, rows are q_i, k_j", r"(?<![\\a-zA-Z])[QK]_\{?[ij]\b"),
+    ("b alone: b_ij are the entries of B; ALiBi's slope is zeta", r"(?<![\\a-zA-Z])b(?!_)"),
+    ("A s or B s: vectors are rows; the samples stacked as rows are the values V",
+     r"(?<![\\a-zA-Z])[AB](?:\\[,;!]|\s)*s(?![_'a-zA-Z])"),
 ]
 
 
@@ -211,10 +214,13 @@ def test_the_checks_catch_what_they_retire():
     old = [r"W = \operatorname{softmax}(Q K^\top / \tau)", r"A_Q", r"w_{ij} \propto \exp(c\, x_i x_j)",
            r"y_i = \sin(2 \pi p_i)", r"y_j = f(x_j) + \varepsilon_j", r"K_h(u)", r"\sum_{k=1}^{N} \exp(e_{ik})",
            r"\sum_{m=1}^{d_k} q_m k_m", r"\sum_d q_{i,d}\, k_{j,d}", r"\hat f(x) = 1", r"c_1 h^4",
-           r"\log \tau^* = c + \alpha", r"e^0 = 1", r"\text{score}_{ij}", r"g(x_i)", r"Q_i . K_j"]
+           r"\log \tau^* = c + \alpha", r"e^0 = 1", r"\text{score}_{ij}", r"g(x_i)", r"Q_i . K_j",
+           r"e_{ij} / \tau - b\, |p_i - p_j|", r"\text{output} = B\, s"]
     new = [r"A = \operatorname{softmax}(Q K^\top / \tau)", r"W_Q W_{QK} W_K^\top", r"w_q w_k / \tau",
            r"f(p) = \sin(2 \pi p)", r"s_j = f(p_j) + \sigma z_j", r"\kappa_h(u)", r"\sum_{l=1}^{N} \exp(e_{il})",
-           r"\sum_{r=1}^{d_k} q_r k_r", r"d_k = 3, \; k_j = x_j W_K", r"g_c'(x_i)", r"C_1 h^4", r"q_i \cdot k_j"]
+           r"\sum_{r=1}^{d_k} q_r k_r", r"d_k = 3, \; k_j = x_j W_K", r"g_c'(x_i)", r"C_1 h^4", r"q_i \cdot k_j",
+           r"e_{ij} / \tau - \zeta\, |p_i - p_j|", r"\text{output} = B V", r"\sigma \sqrt{\sum_j b_{ij}^2}",
+           r"\begin{bmatrix} \rho^2 \\ -1 \end{bmatrix}", r"\Big(\frac{h^2}{2}\Big)", r"\bar f(p_i)", r"A s_i"]
     for _, pattern in SECOND_MEANINGS:
         assert any(second_meaning(pattern, math) for math in old), pattern
         assert not any(second_meaning(pattern, math) for math in new), pattern

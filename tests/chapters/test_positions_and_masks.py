@@ -310,10 +310,10 @@ def test_a_term_of_the_query_alone_lowers_the_rank_of_the_distances_by_one_at_mo
 
 def test_with_a_causal_mask_an_alibi_row_is_a_decaying_exponential(chapter):
     ns, glued = chapter.namespace, chapter.glued
-    p, middle, b = ns["positions"], defaults.N // 2, glued["pos-equal-slope"]
-    _, weights = positional.alibi_head(ns["noisy"], p, b, mask=causal_mask(defaults.N))
-    one_side = np.exp(-b * (p[middle] - p[:middle + 1]))  # (middle + 1,): the keys j <= i
-    # Scores below b = 28 in size, the distances rounded on positions in [0, 1]: a gap of 1e-13 at most.
+    p, middle, zeta = ns["positions"], defaults.N // 2, glued["pos-equal-slope"]
+    _, weights = positional.alibi_head(ns["noisy"], p, zeta, mask=causal_mask(defaults.N))
+    one_side = np.exp(-zeta * (p[middle] - p[:middle + 1]))  # (middle + 1,): the keys j <= i
+    # Scores below zeta = 28 in size, the distances rounded on positions in [0, 1]: a gap of 1e-13 at most.
     np.testing.assert_allclose(weights[middle, :middle + 1], one_side / one_side.sum(), atol=0,
                                rtol=softmax_rtol(defaults.N, 1e-13))
     assert np.all(weights[middle, middle + 1:] == 0.0)
@@ -597,16 +597,16 @@ def test_ex_the_temperature_of_one_cosine(chapter):
 
 def test_ex_an_alibi_head_as_wide_as_the_gaussian_head(chapter):
     glued, ns = chapter.glued, chapter.namespace
-    tau, b = glued["pos-loo-tau"], glued["ex-pos-alibi-slope"]
+    tau, zeta = glued["pos-loo-tau"], glued["ex-pos-alibi-slope"]
     assert glued["ex-pos-alibi-h"] == temperature_to_bandwidth(tau)
-    assert b == pytest.approx(np.sqrt(2) / glued["ex-pos-alibi-h"], rel=rounding(4), abs=0)
-    assert b == pytest.approx(2 / np.sqrt(tau), rel=rounding(4), abs=0)
-    assert 2 / np.sqrt(round(tau, 4)) == pytest.approx(b, rel=0.01), "tau as printed gives an answer the box takes"
+    assert zeta == pytest.approx(np.sqrt(2) / glued["ex-pos-alibi-h"], rel=rounding(4), abs=0)
+    assert zeta == pytest.approx(2 / np.sqrt(tau), rel=rounding(4), abs=0)
+    assert 2 / np.sqrt(round(tau, 4)) == pytest.approx(zeta, rel=0.01), "tau as printed gives an answer the box takes"
     # 1001 positions, a row of standard deviation 0.0375 = 37 steps, 13 of them from the nearest end: h to 1e-3
     assert glued["ex-pos-alibi-dense"] == ns["dense_positions"].size == 1001
     assert glued["ex-pos-alibi-spread"] == pytest.approx(glued["ex-pos-alibi-h"], rel=1e-3)
     slopes = 1 / DEFAULT_CANDIDATES
-    assert glued["pos-loo-slope"] == slopes[slopes < b].max(), "the candidate just below"
+    assert glued["pos-loo-slope"] == slopes[slopes < zeta].max(), "the candidate just below"
     assert glued["ex-pos-alibi-step"] == pytest.approx(10 ** (1 / 20), rel=rounding(4))
 
 

@@ -31,6 +31,7 @@ from selfattention.figures import (
     gaussian_band,
     learned_head,
     leave_one_out,
+    multihead,
     noise_and_samples,
     onedim,
     panels,
@@ -419,6 +420,18 @@ def test_errors_figure_draws_a_bar_per_head_and_region_and_the_product():
     ax_b, ax_m = content_attention.plot_errors(errors, W_QK, list("abcde")).axes
     assert [bar.get_height() for bar in ax_b.patches] == [0.3, 0.2, 0.1, 0.15]
     assert "-12" in [t.get_text() for t in ax_m.texts]
+
+
+def test_the_derivative_figure_calls_its_dots_exact_and_its_line_the_formula(sine):
+    """The noise of the layer, sigma sqrt(sum_j b_ij**2), is computed, not measured on draws."""
+    p, clean, _, output, _ = sine
+    offsets = np.geomspace(0.01, 0.2, 5)
+    noise, leading = 1 / offsets, 1.1 / offsets
+    fig = multihead.plot_derivative(p, clean, output, p > 0.3, offsets, noise, leading, 0.05)
+    ax_n = fig.axes[1]
+    assert [t.get_text() for t in ax_n.get_legend().get_texts()] == ["exact", "formula"]
+    np.testing.assert_array_equal(ax_n.lines[0].get_ydata(), noise)
+    np.testing.assert_array_equal(ax_n.lines[1].get_ydata(), leading)
 
 
 # --- no pyplot, no global state ----------------------------------------------------

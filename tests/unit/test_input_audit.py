@@ -147,6 +147,7 @@ HUGE_COUNT_IS_VALID = {
     "power_laws.plot_power_laws-ns": "numbers to plot",
     "figures.multihead.plot_error_laws-ns": "numbers to plot",
     "derivative.leading_order_noise-n": "a number in a formula: it allocates nothing",
+    "jackknife.leading_order_variance-n": "a number in a formula: it allocates nothing",
     "alibi.other_draws-seeds": "a seed",
     "equal_width.errors_on_draws-seeds": "a seed",
 }

@@ -74,7 +74,8 @@ def plot_derivative(positions, truth, estimate, inside, offsets, noise, leading,
     inside : array_like of bool, shape (n,)
         The interior, shaded.
     offsets, noise, leading : array_like, shape (a,)
-        Offsets, the measured noise standard deviation at each, and the leading-order formula.
+        Offsets, the exact standard deviation of the noise at each (``sigma sqrt(sum_j b_ij**2)``), and the
+        leading-order formula.
     bandwidth : float
         ``h``, marked on the right.
 
@@ -96,7 +97,7 @@ def plot_derivative(positions, truth, estimate, inside, offsets, noise, leading,
     ax_d.set_xlabel("position $p$")
     ax_d.set_ylabel("slope")
     ax_d.legend(loc="upper center", fontsize="small")
-    ax_n.loglog(deltas, noise, "o", color=LAYER_COLOR, ms=4, label="measured")
+    ax_n.loglog(deltas, noise, "o", color=LAYER_COLOR, ms=4, label="exact")
     ax_n.loglog(deltas, leading, "-", color=COLORS["clean"], lw=1.0, label="formula")
     ax_n.axvline(h, color=COLORS["muted"], ls=":", lw=1.0)
     ax_n.annotate("$\\delta = h$", (h, noise.max()), xytext=(4, -4), textcoords="offset points", va="top",

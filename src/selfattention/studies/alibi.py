@@ -1,6 +1,6 @@
 r"""ALiBi: a Laplace kernel from a bias, set next to the Gaussian head.
 
-The ALiBi head's weights are ``exp(-b |p_i - p_j|)``, normalised by rows.
+The ALiBi head's weights are ``exp(-zeta |p_i - p_j|)``, normalised by rows.
 The matrix of ``|p_i - p_j|`` of distinct positions has full rank, so no
 query-key product of fewer than ``N - 1`` dimensions gives these weights
 (:func:`score_ranks` measures the ranks); each head's temperature, or slope,
@@ -38,7 +38,7 @@ def score_ranks(positions, frequency) -> dict:
       most 2 (its cosine and sine parts);
     * ``"laplace"``: :math:`-|p_i - p_j|`, full rank for distinct positions.
 
-    A positive factor (``1 / tau``, ``xi``, ``b``) changes no rank, so none
+    A positive factor (``1 / tau``, ``xi``, ``zeta``) changes no rank, so none
     is applied. The rank is numpy's: the singular values above ``N eps``
     times the largest.
 
@@ -139,7 +139,7 @@ def neighbours_at_equal_width(positions, temperature, row=None) -> dict:
     r"""The effective number of neighbours of the Gaussian head and of a Laplace head as wide.
 
     The Gaussian row has standard deviation :math:`h = \sqrt{\tau / 2}`; the
-    ALiBi row of slope :math:`b = \sqrt 2 / h` has the same, and therefore the
+    ALiBi row of slope :math:`\zeta = \sqrt 2 / h` has the same, and therefore the
     same leading blur :math:`\tfrac12 h^2 f''`. Far from the ends, on a
     dense grid, the two average :math:`2 \sqrt{\pi}\, h` and
     :math:`2 \sqrt 2\, h` samples per unit of position, a ratio of

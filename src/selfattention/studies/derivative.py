@@ -11,9 +11,10 @@ Carlo, into
 In the interior, to leading order in the bandwidth ``h`` and the offset,
 the bias is ``(h**2 / 2 + delta**2 / 6) f'''`` (each head blurs ``f`` by
 ``h**2 f'' / 2``; the central difference adds ``delta**2 f''' / 6``) and the
-variance ``sigma**2 (1 - exp(-delta**2 / h**2)) / (4 sqrt(pi) N h delta**2)``:
-the two bands overlap less as ``delta`` grows, and the difference of two
-nearly independent averages is divided by ``2 delta``.
+variance ``sigma**2 (1 - exp(-delta**2 / h**2)) / (4 sqrt(pi) (N - 1) h delta**2)``
+(sums over the grid, ``N - 1`` samples per unit of position, replaced by
+integrals): the two bands overlap less as ``delta`` grows, and the
+difference of two nearly independent averages is divided by ``2 delta``.
 """
 
 from __future__ import annotations
@@ -190,7 +191,7 @@ def noise_std(positions, offsets, temperature, sigma) -> np.ndarray:
 def leading_order_noise(n, offsets, temperature, sigma) -> np.ndarray:
     r"""The noise of the module's docstring in the interior: its standard deviation, from the variance formula.
 
-    .. math:: \sigma \sqrt{\frac{1 - \exp(-\delta^2 / h^2)}{4 \sqrt\pi\, N h\, \delta^2}}
+    .. math:: \sigma \sqrt{\frac{1 - \exp(-\delta^2 / h^2)}{4 \sqrt\pi\, (N - 1)\, h\, \delta^2}}
 
     Parameters
     ----------

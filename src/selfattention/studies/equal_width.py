@@ -4,7 +4,7 @@ At the temperature ``tau`` the Gaussian head's rows have the standard
 deviation :math:`h = \sqrt{\tau / 2}`. The one-frequency cosine head at the
 largest frequency the span allows (:func:`~selfattention.positional.alias_free_frequency`),
 with the amplitude :math:`\xi = 2 / (\tau \omega^2)`, has near the diagonal the
-same weights; the ALiBi head of slope :math:`b = \sqrt 2 / h` has rows of the
+same weights; the ALiBi head of slope :math:`\zeta = \sqrt 2 / h` has rows of the
 same standard deviation (on a dense grid, away from the ends). On one noise
 draw the three smooth about equally well; :func:`errors_on_draws` measures
 them over many.
