@@ -51,6 +51,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # Last, so that every other extension has added its scripts.
     app.connect("html-page-context", checks.no_external_assets, priority=999)
     app.connect("html-page-context", checks.no_widget_state, priority=999)
-    app.connect("build-finished", reproducible.stable_cell_ids)
+    app.connect("build-finished", reproducible.stable_notebooks)
     app.connect("build-finished", checks.no_leaked_paths)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -13,9 +13,10 @@
   to the configuration directory, which is how Sphinx reads them anyway.
 * The notebooks readers download from ``_sources/`` (copied there by
   sphinx-book-theme from myst-nb's executed notebooks) carry the random
-  cell ids that jupytext gives each cell when it reads a MyST file;
-  :func:`stable_cell_ids` replaces them by ids derived from the cell's
-  position and source.
+  cell ids that jupytext gives each cell when it reads a MyST file, and a
+  cell's printed text split into stream outputs as the kernel happened to
+  flush it; :func:`stable_notebooks` replaces the ids by ids derived from the
+  cell's position and source, and joins each run of stream outputs.
 """
 
 from __future__ import annotations
@@ -68,22 +69,43 @@ def cell_id(index: int, source: str | list[str]) -> str:
     return f"cell-{index}-" + hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
-def with_stable_ids(notebook_json: str) -> str:
-    """The notebook text with every cell id replaced by :func:`cell_id`."""
+def merged_streams(outputs: list[dict]) -> list[dict]:
+    """``outputs`` with each run of stream outputs of one name (stdout, stderr) joined into one.
+
+    A kernel sends what a cell prints in one message or in several, as its
+    output buffer happens to be flushed: two prints close in time arrive as
+    one stream output, or as two on a busy machine. ``nb_merge_streams``
+    renders both as one; the downloadable notebook is merged the same way.
+    """
+    merged: list[dict] = []
+    for output in outputs:
+        last = merged[-1] if merged else {}
+        if output.get("output_type") == "stream" == last.get("output_type") and output.get("name") == last.get("name"):
+            text = "".join(last["text"]) + "".join(output["text"])
+            last["text"] = text.splitlines(keepends=True)  # nbformat's layout of a multi-line string
+        else:
+            merged.append(output)
+    return merged
+
+
+def stable_notebook(notebook_json: str) -> str:
+    """The notebook text with every cell id replaced by :func:`cell_id` and its streams :func:`merged_streams`."""
     notebook = json.loads(notebook_json)
     for index, cell in enumerate(notebook.get("cells", [])):
         if "id" in cell:
             cell["id"] = cell_id(index, cell.get("source", ""))
-    # nbformat's own layout, so that only the ids change.
+        if "outputs" in cell:
+            cell["outputs"] = merged_streams(cell["outputs"])
+    # nbformat's own layout, so that only the ids and the split of the streams change.
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def stable_cell_ids(app: Sphinx, exception: Exception | None) -> None:
-    """Rewrite the ids of every downloadable notebook in ``_sources/``."""
+def stable_notebooks(app: Sphinx, exception: Exception | None) -> None:
+    """Rewrite every downloadable notebook in ``_sources/`` with :func:`stable_notebook`."""
     if exception is not None or app.builder.format != "html":
         return
     for path in sorted((Path(app.outdir) / "_sources").rglob("*.ipynb")):
         text = path.read_text(encoding="utf-8")
-        stable = with_stable_ids(text)
+        stable = stable_notebook(text)
         if stable != text:
             path.write_text(stable, encoding="utf-8")

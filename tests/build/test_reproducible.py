@@ -20,6 +20,7 @@ paths, hashed into ``.buildinfo``).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from types import SimpleNamespace
@@ -115,3 +116,22 @@ def test_the_processes_that_read_pages_are_one_per_core_unless_set(monkeypatch):
         monkeypatch.setenv(build.JOBS_ENV, bad)
         with pytest.raises(SystemExit, match=f"BOOK_BUILD_JOBS must be a whole number.*{bad!r}"):
             build.jobs()
+
+
+def test_the_downloadable_notebook_joins_the_streams_the_kernel_split():
+    """Two prints arrive as one stream output or as two, as the kernel's buffer is flushed: the same notebook."""
+    def notebook(*outputs):
+        cell = {"cell_type": "code", "id": "random", "source": "print('a'); print('b')", "outputs": list(outputs)}
+        return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+    def stream(text, name="stdout"):
+        return {"output_type": "stream", "name": name, "text": text}
+
+    image = {"output_type": "display_data", "data": {"text/plain": ["<Figure>"]}, "metadata": {}}
+    one = reproducible.stable_notebook(notebook(stream(["a\n", "b\n"]), image, stream("c")))
+    split = reproducible.stable_notebook(notebook(stream(["a\n"]), stream("b\n"), image, stream("c")))
+    assert one == split
+    outputs = json.loads(split)["cells"][0]["outputs"]
+    assert [o.get("text") for o in outputs] == [["a\n", "b\n"], None, "c"]  # a lone stream keeps its layout
+    errors = json.loads(reproducible.stable_notebook(notebook(stream("a\n"), stream("b\n", "stderr"))))
+    assert len(errors["cells"][0]["outputs"]) == 2, "stdout and stderr stay apart"
