@@ -61,6 +61,13 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 #: Sets Sphinx's ``-j`` (default: one process per core): pages are read, and their notebooks executed,
 #: in this many processes at once. The site does not depend on it (``tests/build/test_reproducible.py``).
 JOBS_ENV = "BOOK_BUILD_JOBS"
+#: The notebooks' OpenBLAS threads, unless the environment sets them: one, whatever ``jobs()``. Reading on
+#: every core, two kernels with two threads each oversubscribe the cores, and OpenBLAS's threads spend CPU
+#: waiting for each other at every small product (a clean build, two runs each on 2 cores: 74 and 67 s of
+#: CPU against 78 and 76 s with two threads, wall 45 and 72 s against 47 and 85 s at loads 2 and 5). One
+#: thread on every machine and for any number of jobs: the threads of a reduction can change its last bits,
+#: and the site must not depend on ``BOOK_BUILD_JOBS``.
+BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
 
 
 def jobs() -> int:
@@ -199,7 +206,7 @@ class Relay:
 
     def run(self, command: list[str], cwd: Path) -> int:
         """Run ``command`` in its own session and echo its output; its exit status."""
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {**BLAS_THREADS, **os.environ, "PYTHONUNBUFFERED": "1"}
         self.child = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, start_new_session=True)
         output = self.child.stdout.fileno()
