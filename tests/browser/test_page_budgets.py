@@ -7,7 +7,8 @@ Pages serves it (gzip; :mod:`tools.pages_server`), in headless Chromium with
 other hosts blocked (:mod:`tools.page_audit`). Then, for each page:
 
 * the bytes sent before any interaction stay under :data:`BUDGET_BYTES`;
-* no console error, no failed request, no request to another host;
+* no console error, no failed request, no request to another host, and
+  no request for an icon webfont;
 * the browser renders at most :data:`MAX_RENDERED` elements before the reader
   scrolls (what is far below the view waits: ``content-visibility: auto``);
 * the layout shifts by less than :data:`MAX_LAYOUT_SHIFT` (and so does a page
@@ -89,6 +90,14 @@ def test_a_phone_renders_only_what_is_near_the_view(visits):
             for path, (v, _) in visits.items() if v.rendered > MAX_RENDERED}
     assert over == {}, report(over)
     assert max(v.rendered for v, _ in visits.values()) > 100, "the count saw no element"
+
+
+def test_no_page_fetches_an_icon_webfont(visits):
+    # The icons are inline SVG; a pseudo-element left in the theme's icon font (even an empty one,
+    # as the solutions' chevron was) still makes the browser fetch Font Awesome's 150 KB webfont.
+    fetched = {path: [url for url in v.sent if "/fontawesome/" in url] for path, (v, _) in visits.items()}
+    fetched = {path: urls for path, urls in fetched.items() if urls}
+    assert fetched == {}, report(fetched)
 
 
 def test_no_console_error_failed_request_or_other_host(visits):
