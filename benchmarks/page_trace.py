@@ -15,7 +15,8 @@ network is fast, the CPU is not), and returns a :class:`Load`:
   Lighthouse's definition; it stops at time-to-interactive, this at the end
   of the trace, load + network idle + :data:`QUIET_MS`, which can only count
   more);
-* the main thread's time inside those long tasks by kind of work
+* the main thread's time inside the long tasks (over 50 ms) that end after
+  the first contentful paint, by kind of work
   (:data:`KINDS`: HTML parsing, CSS parsing, style, layout, paint, script,
   image decoding, fonts, other), from the trace events' self times.
 
