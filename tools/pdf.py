@@ -158,7 +158,7 @@ def main(argv=None) -> int:
         finally:
             browser.close()
     expected = pdf_checks.expected_from_single_page((args.site / root_page()).read_text(encoding="utf-8"))
-    problems = pdf_checks.check_pdf(args.out, expected)
+    problems = pdf_checks.check_pdf(pdf_checks.read_pdf(args.out), expected)
     print(f"{args.out}: {len(expected.chapters)} chapters, {len(expected.figures)} figures, {state}")
     for problem in problems:
         print(f"PROBLEM: {problem}", file=sys.stderr)

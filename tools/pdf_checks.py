@@ -185,15 +185,28 @@ def chapter_problems(reader, expected: Expected, pages: list[list[str]]) -> list
     return problems
 
 
-def check_pdf(pdf: Path, expected: Expected) -> list[str]:
-    """Everything wrong with the printed book ``pdf``; an empty list means it passes."""
+@dataclasses.dataclass(frozen=True)
+class Printed:
+    """A PDF as the checks read it (the slow part: pypdf parses every page's content)."""
+
+    reader: object  # pypdf.PdfReader, for the outline and the chapters' first pages
+    pages: list[list[str]]  # each page's lines of text, running header and page number left out
+    images: int  # images placed on the pages
+
+
+def read_pdf(pdf: Path) -> Printed:
     from pypdf import PdfReader
 
     reader = PdfReader(pdf)
-    pages = [_lines(page.extract_text() or "") for page in reader.pages]
+    return Printed(reader, [_lines(page.extract_text() or "") for page in reader.pages],
+                   sum(len(page.images) for page in reader.pages))
+
+
+def check_pdf(printed: Printed, expected: Expected) -> list[str]:
+    """Everything wrong with the printed book (:func:`read_pdf`); an empty list means it passes."""
+    reader, pages, images = printed.reader, printed.pages, printed.images
     text = "\n".join(line for page in pages for line in page)
     problems = chapter_problems(reader, expected, pages)
-    images = sum(len(page.images) for page in reader.pages)
     if images < len(expected.figures) + len(expected.explorers):
         problems.append(f"{images} images for {len(expected.figures)} figures and {len(expected.explorers)} explorers")
     flat = re.sub(r"\s+", " ", text)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -21,10 +22,16 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def printed():
+def printed_file() -> Path:
     if not pdf.PDF.is_file():
         pytest.fail(f"no printed book in {pdf.PDF}: run `make pdf` first")
     return pdf.PDF
+
+
+@pytest.fixture(scope="module")
+def printed(printed_file) -> pdf_checks.Printed:
+    """The printed book, read once (pypdf parses every page) for the tests that check it."""
+    return pdf_checks.read_pdf(printed_file)
 
 
 def test_the_pdf_has_every_chapter_and_figure_and_nothing_for_the_web_only(printed, site_dir):
@@ -73,8 +80,8 @@ def test_a_print_depends_on_the_book_only(browser, tmp_path):
     assert first.read_bytes() == second.read_bytes()
 
 
-def test_every_page_links_the_pdf_the_site_holds(printed, site_dir):
-    assert (site_dir / pdf.PDF.name).read_bytes() == printed.read_bytes()
+def test_every_page_links_the_pdf_the_site_holds(printed_file, site_dir):
+    assert (site_dir / pdf.PDF.name).read_bytes() == printed_file.read_bytes()
     for name in toc.pages():
         page = (site_dir / name).read_text(encoding="utf-8")
         links = re.findall(rf'href="([^"]*{re.escape(pdf.PDF.name)})"', page)
