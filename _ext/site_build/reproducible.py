@@ -84,7 +84,7 @@ def merged_streams(outputs: list[dict]) -> list[dict]:
             text = "".join(last["text"]) + "".join(output["text"])
             last["text"] = text.splitlines(keepends=True)  # nbformat's layout of a multi-line string
         else:
-            merged.append(output)
+            merged.append(dict(output))  # a copy: the joined text goes into it, not into ``outputs``
     return merged
 
 

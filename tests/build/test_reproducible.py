@@ -135,3 +135,6 @@ def test_the_downloadable_notebook_joins_the_streams_the_kernel_split():
     assert [o.get("text") for o in outputs] == [["a\n", "b\n"], None, "c"]  # a lone stream keeps its layout
     errors = json.loads(reproducible.stable_notebook(notebook(stream("a\n"), stream("b\n", "stderr"))))
     assert len(errors["cells"][0]["outputs"]) == 2, "stdout and stderr stay apart"
+    outputs = [stream(["a\n"]), stream("b\n")]
+    assert reproducible.merged_streams(outputs)[0]["text"] == ["a\n", "b\n"]
+    assert outputs == [stream(["a\n"]), stream("b\n")], "the outputs given are left as they were"
