@@ -29,9 +29,11 @@ candidate temperatures) or of ``layer_data``, and a PNG of
 Sphinx copies into ``_images/`` like any figure. The image is in a
 ``<noscript>``: readers without JavaScript see it, and a browser that runs
 ``attention_explorer.js``, which builds the live explorer in its place,
-never downloads it. The extension registers the script and its stylesheet
-for the pages that use the directive only, and Sphinx copies them into the
-site's ``_static``: nothing is loaded from another host.
+never downloads it. The extension registers the script for the pages that
+use the directive only, and its stylesheet for every page (it becomes part of
+the one stylesheet all pages share and cache, ``lean_pages.stylesheets``);
+Sphinx copies them into the site's ``_static``: nothing is loaded from
+another host.
 """
 
 from __future__ import annotations
@@ -163,11 +165,11 @@ def skip(self, node):
 
 def add_static_path(app):
     app.config.html_static_path.append(str(STATIC))
+    app.add_css_file(CSS_FILE)
 
 
 def add_assets(app, pagename, templatename, context, doctree):
     if doctree is not None and next(iter(doctree.findall(attention_explorer)), None) is not None:
-        app.add_css_file(CSS_FILE)
         app.add_js_file(JS_FILE, defer="defer")
 
 

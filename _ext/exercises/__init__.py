@@ -34,8 +34,9 @@ with ``{numref}`` and ``{ref}``) and tie each solution to its exercise. It
   value that is missing, not a finite number or not a rectangular matrix is
   a build error naming the page and the line.
 
-The stylesheet goes on pages with exercises, the script on pages with an
-answer box only; both are copied into the site's ``_static``.
+The stylesheet goes on every page (it becomes part of the one stylesheet all
+pages share and cache, ``lean_pages.stylesheets``), the script on pages with
+an answer box only; both are copied into the site's ``_static``.
 
 Adding a chapter's exercises is content only: an ``## Exercises`` section at
 the chapter's end with gated ``exercise-start`` / ``solution-start``
@@ -74,16 +75,14 @@ def html_handlers_for_singlehtml(app: Sphinx) -> None:
 
 
 def add_static_path(app: Sphinx) -> None:
+    """The static files, and the stylesheet on every page (``builder-inited``)."""
     app.config.html_static_path.append(str(STATIC))
+    app.add_css_file(CSS_FILE)
 
 
 def add_assets(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
-    """The stylesheet on pages with exercises or answer boxes, the script on pages with answer boxes."""
-    if doctree is None:
-        return
-    if solutions.has_exercises(doctree) or answers.has_answer_box(doctree):
-        app.add_css_file(CSS_FILE)
-    if answers.has_answer_box(doctree):
+    """The script on pages with answer boxes."""
+    if doctree is not None and answers.has_answer_box(doctree):
         app.add_js_file(JS_FILE, defer="defer")
 
 

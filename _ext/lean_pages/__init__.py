@@ -25,6 +25,8 @@ theme (pydata-sphinx-theme 0.17 under sphinx-book-theme) puts on every page:
   run only after the page is parsed (:func:`without_script_preloads`), and
   sphinx-design's stylesheet and script on pages that use none of its
   components (:func:`without_unused_design`);
+* sixteen stylesheets, each a request that the first paint waits for
+  (:mod:`.stylesheets` joins them into one, without Font Awesome's glyph rules);
 * two search fields on a desktop page, the header's and the sidebar's
   (:func:`add_templates` keeps the sidebar's);
 * a colour theme left at ``auto`` until its script runs at ``DOMContentLoaded``:
@@ -50,7 +52,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
-from . import icons, images, tab_stops
+from . import icons, images, stylesheets, tab_stops
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = re.compile(r'[ \t]*<script\b[^>]*\bsrc="([^"]*)"[^>]*>\s*</script>\n?')
@@ -208,7 +210,8 @@ def add_filters(app: Sphinx) -> None:
                                                      without_import_chain=without_import_chain,
                                                      without_script_preloads=without_script_preloads,
                                                      with_lean_theme_script=tab_stops.with_lean_theme_script,
-                                                     inline_icons=icons.inline_icons)
+                                                     inline_icons=icons.inline_icons,
+                                                     bundling=app.lean_stylesheets)
     app.config.html_static_path.append(str(HERE / "static"))
     static = theme_static_dir(app)
     check_theme_css(static)
@@ -222,5 +225,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", add_templates)
     app.connect("builder-inited", add_filters)
     app.connect("html-page-context", without_unused_design, priority=900)
+    app.lean_stylesheets = stylesheets.Bundler()
+    app.connect("html-page-context", app.lean_stylesheets.page_written)
+    # Last: the theme rewrites pygments.css when the build finishes (its light and dark styles).
+    app.connect("build-finished", app.lean_stylesheets.write, priority=900)
     app.add_node(nodes.image, override=True, html=(images.visit_image, images.depart_image))
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

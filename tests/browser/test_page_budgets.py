@@ -21,6 +21,9 @@ other hosts blocked (:mod:`tools.page_audit`). Then, for each page:
   the book and its extensions write); one in the theme's chrome fails too,
   unless :data:`THEME_ALLOWLIST` names it with its reason;
 * it names a favicon the site serves, and has a meta description;
+* it links one stylesheet for the screen, which holds every rule of the
+  stylesheets it joins (parsed by tinycss2) but Font Awesome's glyph rules,
+  and whose every ``url()`` names a file the site serves;
 * its markup carries only what it uses: the theme's icons inline (no Font
   Awesome script or webfont), the search scripts only on the search page,
   and every figure sized and loaded lazily; and the toggle of a collapsed
@@ -32,10 +35,13 @@ Nothing here times anything: Lighthouse's timings are ``make bench``'s.
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import urllib.request
+from pathlib import Path
 
 import pytest
+import tinycss2
 
 from tools import page_audit, toc
 
@@ -299,3 +305,56 @@ def test_pages_carry_only_what_they_use(site_dir, pages):
     assert problems == {}, report(problems)
     assert any("_images/" in (site_dir / p).read_text() for p in pages), "no page has a figure"
     assert set_up_toggles, "no page has a collapsed first code cell"
+
+
+#: A link to a stylesheet for the screen (not for print only).
+SCREEN_STYLESHEET = re.compile(r'<link\b(?=[^>]*\brel="stylesheet")(?![^>]*\bmedia="print")[^>]*\bhref="([^"]*)"')
+URL = re.compile(r"""url\(\s*["']?([^"')]+?)["']?\s*\)""")
+GLYPH_SELECTORS = re.compile(r"(\.fa-[\w-]+:(before|after),?)+")
+
+
+def rules(css: str) -> list:
+    """The rules of ``css``, an at-rule's own rules after it (``@media``, ``@supports``), comments skipped."""
+    found = []
+    for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
+        found.append(rule)
+        if rule.type == "at-rule" and rule.content is not None and rule.lower_at_keyword in ("media", "supports"):
+            found += rules(tinycss2.serialize(rule.content))
+    return [rule for rule in found if rule.type != "error"]
+
+
+def is_glyph_rule(rule) -> bool:
+    """A Font Awesome rule that only gives ``.fa-NAME`` icons their glyph (``.fa-x:before{content:"..."}``)."""
+    if rule.type != "qualified-rule" or not GLYPH_SELECTORS.fullmatch(tinycss2.serialize(rule.prelude).strip()):
+        return False
+    declarations = tinycss2.parse_blocks_contents(rule.content, skip_comments=True, skip_whitespace=True)
+    return [d.lower_name for d in declarations if d.type == "declaration"] == ["content"]
+
+
+def selectors(rule_list: list) -> list[str]:
+    return [tinycss2.serialize(r.prelude).strip() for r in rule_list if r.type == "qualified-rule"]
+
+
+def test_every_page_links_one_stylesheet_which_holds_every_rule_it_joins(site_dir, pages):
+    links = {path: SCREEN_STYLESHEET.findall((site_dir / path).read_text()) for path in pages}
+    bad = {path: found for path, found in links.items() if path != "index.html" and len(found) != 1}
+    assert bad == {}, bad  # the root page only redirects
+    static = site_dir / "_static"
+    for name in sorted({Path(found[0].split("?")[0]).name for found in links.values() if found}):
+        css = (static / name).read_text()
+        joined = re.match(r'@charset "UTF-8";\n/\* lean_pages joins: ([^*]*) \*/', css)[1].split()
+        assert len(joined) >= 10, joined  # the theme's, Sphinx's and the extensions' stylesheets
+        sources = [rule for path in joined for rule in rules((static / path).read_text())]
+        glyphs = [rule for rule in sources if is_glyph_rule(rule)]
+        assert len(glyphs) > 1000  # Font Awesome's glyph rules are still in the theme: their removal is checked
+        kept = [rule for rule in sources if not is_glyph_rule(rule) and not (rule.type == "at-rule"
+                                                                            and rule.lower_at_keyword == "charset")]
+        assert selectors(rules(css)) == selectors(kept)
+        assert [r.lower_at_keyword for r in rules(css) if r.type == "at-rule"] == \
+            ["charset"] + [r.lower_at_keyword for r in kept if r.type == "at-rule"]
+        urls = {url for url in re.findall(r'url\("([^"]+)"\)', css) if not re.match(r"[a-z]+:|#", url)}
+        assert urls == {posixpath.normpath(posixpath.join(posixpath.dirname(path), url)) for path in joined
+                        for url in URL.findall((static / path).read_text()) if not re.match(r"[a-z]+:|#", url)}
+        # What a browser fetches: KaTeX's woff2 fonts (the site leaves out their woff and ttf fallbacks).
+        assert [url for url in urls if not url.endswith((".woff", ".ttf")) and not (static / url).is_file()] == []
+        assert len([url for url in urls if url.startswith("katex/fonts/") and url.endswith(".woff2")]) == 20

@@ -184,10 +184,10 @@ def test_an_edited_chapter_is_the_only_page_read_and_executed(rebuilt):
 
 
 def stylesheet_versions(book: Path) -> dict[str, str]:
-    """{page: the checksum with which it links lean_pages' stylesheet}, for every page of ``book``'s site."""
+    """{page: the checksum of the stylesheets it links (joined by lean_pages)}, for every page of ``book``'s site."""
     found = {}
     for page in sorted((book / SITE).rglob("*.html")):
-        version = re.search(r"lean-pages\.css\?v=(\w+)", page.read_text())
+        version = re.search(r"_static/stylesheets-\w+\.css\?v=(\w+)", page.read_text())
         if version:
             found[page.relative_to(book / SITE).as_posix()] = version[1]
     return found
