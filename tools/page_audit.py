@@ -144,8 +144,11 @@ def visit(page, server, path: str) -> Visit:
 EVERY_PART_RENDERED = "lean-at-anchor"
 
 
-def axe(page, tags=WCAG_21_AA) -> list[dict]:
+def axe(page, tags=WCAG_21_AA, rules: list[str] | None = None, include: list[str] | None = None) -> list[dict]:
     """axe-core's violations on the page, every part rendered: ``{id, help, nodes: [{html, target, in_content}]}``.
+
+    ``tags`` selects the rules (WCAG 2.1 A and AA), or ``rules`` names them; ``include`` (CSS selectors)
+    limits the audit to those elements (else the whole document).
 
     The parts far below the view are rendered as the reader nears them (``content-visibility: auto``); axe
     measures colours on what is rendered, so a link in a part not yet rendered gets a contrast it does not have.
@@ -154,8 +157,9 @@ def axe(page, tags=WCAG_21_AA) -> list[dict]:
     page.evaluate("cls => new Promise(done => { document.documentElement.classList.add(cls);"
                   " requestAnimationFrame(() => requestAnimationFrame(done)); })", EVERY_PART_RENDERED)
     page.add_script_tag(path=str(AXE))
-    result = page.evaluate("tags => axe.run(document, {runOnly: {type: 'tag', values: tags},"
-                           " resultTypes: ['violations']})", list(tags))
+    run_only = {"type": "rule", "values": rules} if rules else {"type": "tag", "values": list(tags)}
+    result = page.evaluate("([context, runOnly]) => axe.run(context || document, {runOnly,"
+                           " resultTypes: ['violations']})", [{"include": include} if include else None, run_only])
     found = []
     for violation in result["violations"]:
         nodes = [{"html": n["html"][:200], "target": n["target"],

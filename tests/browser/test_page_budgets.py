@@ -237,6 +237,34 @@ def test_no_accessibility_violation_in_our_markup_nor_unexplained_in_the_theme(v
     assert problems == {}, report(problems)
 
 
+#: The tinted backgrounds of the book, on which a link must keep its contrast (an exercise's title, an answer box).
+TINTED = ("div.exercise > p.admonition-title", ".answer-box")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_link_keeps_its_contrast_on_every_tinted_background(browser, pages_server, site_dir, pages, scheme):
+    """A link added to each tinted box of a chapter that has them: axe-core's colour-contrast rule passes on it."""
+    path = next(p for p in pages if all(box in (site_dir / p).read_text()
+                                        for box in ('class="answer-box"', 'class="exercise admonition')))
+    page = page_audit.open_page(browser, pages_server, color_scheme=scheme, **page_audit.PHONE)
+    try:
+        page_audit.visit(page, pages_server, path)
+        added = page.evaluate("""selectors => selectors.map(sel => {
+            const box = document.querySelector(sel);
+            if (!box) return 0;
+            const link = Object.assign(document.createElement("a"), {href: "#", className: "reference internal",
+                                                                      textContent: "a link on a tint"});
+            box.append(" ", link);
+            link.id = "tinted-" + selectors.indexOf(sel);
+            return 1; })""", list(TINTED))
+        assert added == [1] * len(TINTED), f"{path} lacks one of {TINTED}"
+        violations = page_audit.axe(page, rules=["color-contrast"],
+                                    include=[f"#tinted-{i}" for i in range(len(TINTED))])
+    finally:
+        page.context.close()
+    assert violations == [], violations
+
+
 def test_every_page_names_a_favicon_the_site_serves_and_has_a_description(site_dir, pages, pages_server):
     problems = {}
     for path in pages:
