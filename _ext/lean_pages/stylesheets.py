@@ -8,7 +8,7 @@ paint of a chapter came after 3 s. :func:`bundling` (a Jinja filter on the
 head's ``css`` block) replaces the stylesheets that a page links from
 ``_static`` for every medium with one link, at the first one's place, to a
 file that joins them in their order (:func:`joined`); a stylesheet for
-print only, or one from elsewhere, keeps its own link.
+some media only (print), or one from another host, keeps its own link.
 
 The joined file is named by the list of files it holds (pages that link
 the same stylesheets share it; a page with another list gets its own), and
@@ -104,8 +104,8 @@ class Bundler:
 
     def __call__(self, html: str) -> str:
         links = [(found, HREF.search(found[0])[1]) for found in LINK.finditer(html) if HREF.search(found[0])]
-        ours = [(found, href) for found, href in links if STATIC in href and "://" not in href
-                and (MEDIA.search(found[0]) or [None, "all"])[1] in ("all", "screen")]
+        ours = [(found, href) for found, href in links if STATIC in href and not re.match(r"[a-z][\w+.-]*:|//", href)
+                and (MEDIA.search(found[0]) or [None, "all"])[1] == "all"]
         if len(ours) < 2:
             return html
         static_hrefs = [href.split(STATIC, 1)[1] for _, href in ours]  # "katex/katex.min.css?v=83223527"

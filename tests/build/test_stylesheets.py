@@ -52,9 +52,11 @@ def test_the_joined_files_version_follows_its_links_checksums_and_not_the_pages_
     assert changed.split("?v=")[1] != version
 
 
-def test_a_page_with_one_stylesheet_keeps_its_link():
+def test_a_page_with_one_stylesheet_for_every_medium_keeps_its_links():
     bundler = Bundler()
-    one = '<link rel="stylesheet" href="_static/basic.css" />\n'
+    one = ('<link rel="stylesheet" href="_static/basic.css" />\n'
+           '<link rel="stylesheet" media="screen" href="_static/screen.css" />\n'
+           '<link rel="stylesheet" href="//cdn.example.org/_static/a.css" />\n')
     assert bundler(one) == one and bundler.bundles == {}
 
 
