@@ -95,7 +95,8 @@ class Bundler:
     A joined file starts with the list of the files it joins (:data:`HEADER`). When the build ends, the
     joined files of the pages it wrote are written; another one in ``_static`` is removed if every page
     was written (no page links it: a rebuild leaves what a clean build leaves), and else rewritten from
-    its own list (a page this build did not write may link it).
+    its own list (a page this build did not write may link it). The lists are recorded as pages are
+    written, in the main process (``site_build.parallel`` keeps Sphinx from writing in parallel).
     """
 
     def __init__(self) -> None:
