@@ -18,7 +18,9 @@ Under the book's ``_build/``:
 
 A failed or interrupted build leaves ``_build/html`` as it was (the last good
 site, or nothing) and says so in its last lines; the failed build stays in
-``staging/`` until the next build.
+``staging/`` until the next build. A build that failed because a notebook's
+kernel lost a race for its ports (:func:`lost_port_race`) is run once more,
+and says so.
 
 Sphinx runs in a child process (this module with ``--sphinx``) in its own
 session, because while a notebook executes nbclient takes SIGINT and SIGTERM
@@ -68,6 +70,13 @@ JOBS_ENV = "BOOK_BUILD_JOBS"
 #: thread on every machine and for any number of jobs: the threads of a reduction can change its last bits,
 #: and the site must not depend on ``BOOK_BUILD_JOBS``.
 BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
+#: What the output of a build ends with when a kernel could not bind a port that jupyter_client chose for
+#: it: jupyter_client finds free ports, closes them and writes them for the kernel, which binds them a
+#: moment later; another process may take one meanwhile (jupyter/jupyter_client#154). Nothing in the book
+#: is wrong, and the next build's kernel gets other ports.
+PORT_RACE = ("zmq.error.ZMQError: Address already in use", "RuntimeError: Kernel died before replying to kernel_info")
+#: The end of the child's output that :class:`Relay` keeps (the failure and the kernel's traceback are there).
+TAIL_BYTES = 64 * 1024
 
 
 def jobs() -> int:
@@ -150,6 +159,11 @@ def run_sphinx(root: Path, staging: Path):
                         warningiserror=True, keep_going=True, jobs=jobs())
 
 
+def lost_port_race(output: str) -> bool:
+    """Whether a failed build's ``output`` says that a kernel died because another process took its port."""
+    return all(text in output for text in PORT_RACE)
+
+
 def failure(result, warnings: list[str]) -> list[str]:
     """What a failed Sphinx build prints last: the error, or every warning."""
     from sphinx.errors import SphinxError
@@ -189,10 +203,10 @@ def sphinx_child(root: Path) -> int:
 # ---- the parent: staging, signals, publication ----
 
 class Relay:
-    """Echo the child's output; on a signal, mute it and pass the signal on, harder each time."""
+    """Echo the child's output and keep its end (``tail``); on a signal, mute it and pass the signal on, harder each time."""
 
     def __init__(self):
-        self.child, self.signal, self.sent = None, None, 0
+        self.child, self.signal, self.sent, self.tail = None, None, 0, b""
         for number in SIGNALS:
             signal.signal(number, self.handle)
 
@@ -210,10 +224,12 @@ class Relay:
         self.child = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, start_new_session=True)
         output = self.child.stdout.fileno()
+        self.tail = b""
         # Until the child has exited and its output is drained (a kernel it started may hold the pipe).
         while True:
             ready, _, _ = select.select([output], [], [], 0.5)
             chunk = os.read(output, 65536) if ready else b""
+            self.tail = (self.tail + chunk)[-TAIL_BYTES:]
             if chunk and self.signal is None:
                 with contextlib.suppress(OSError):  # a closed terminal
                     sys.stdout.buffer.write(chunk)
@@ -237,8 +253,14 @@ def build(root: Path = ROOT) -> int:
     jobs()  # a bad BOOK_BUILD_JOBS is refused before anything is staged
     relay = Relay()
     try:
-        prepare_staging(build_dir)
-        status = relay.run([sys.executable, "-m", "tools.build", "--sphinx"], root)
+        for attempt in (1, 2):
+            prepare_staging(build_dir)
+            status = relay.run([sys.executable, "-m", "tools.build", "--sphinx"], root)
+            if status == 0 or relay.signal is not None or attempt == 2 \
+                    or not lost_port_race(relay.tail.decode(errors="replace")):
+                break
+            say("", "A notebook's kernel died at its start: another process took a port chosen for it "
+                    "(jupyter_client picks free ports before the kernel binds them). Building once more.", "")
     except KeyboardInterrupt:
         status = None
     if relay.signal is None and status == 0:
