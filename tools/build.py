@@ -203,7 +203,7 @@ def sphinx_child(root: Path) -> int:
 # ---- the parent: staging, signals, publication ----
 
 class Relay:
-    """Echo the child's output and keep its end (``tail``); on a signal, mute it and pass the signal on, harder each time."""
+    """Echo the child's output (its end kept in ``tail``); on a signal, mute it and pass it on, harder each time."""
 
     def __init__(self):
         self.child, self.signal, self.sent, self.tail = None, None, 0, b""
