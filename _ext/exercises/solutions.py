@@ -121,11 +121,6 @@ def gather_solutions(app, doctree, docname: str) -> None:
         chapter += block
 
 
-def has_exercises(doctree) -> bool:
-    return any(True for _ in doctree.findall(lambda n: isinstance(n, exercise_node | exercise_enumerable_node
-                                                                  | solution_node)))
-
-
 def setup(app) -> None:
     app.add_node(solution_node, override=True, html=(visit_solution, depart_solution),
                  singlehtml=(visit_solution, depart_solution))

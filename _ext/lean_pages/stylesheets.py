@@ -4,8 +4,8 @@ The theme, Sphinx and six extensions each link a stylesheet, and a page
 paints nothing until every one of them has arrived. On a slow phone
 network (Lighthouse's preset: 150 ms a round trip, six connections to a
 host) sixteen requests take three rounds of round trips, and the largest
-paint of a chapter came after 3 s. :func:`bundling` (a Jinja filter on the
-head's ``css`` block) replaces the stylesheets that a page links from
+paint of a chapter came after 3 s. :class:`Bundler` (the ``bundling`` Jinja
+filter on the head's ``css`` block) replaces the stylesheets that a page links from
 ``_static`` for every medium with one link, at the first one's place, to a
 file that joins them in their order (:func:`joined`); a stylesheet for
 some media only (print), or one from another host, keeps its own link.
@@ -50,8 +50,6 @@ URL = re.compile(r'url\(\s*(["\']?)([^"\')]*)\1\s*\)')
 CHARSET = re.compile(r'@charset\s+"[^"]*"\s*;\s*')
 SOURCE_MAP = re.compile(r'/\*# sourceMappingURL=[^*]*\*/\s*')
 IMPORT = re.compile(r'@import\b')
-
-
 PREFIX = "stylesheets-"
 
 
@@ -104,7 +102,7 @@ class Bundler:
         self.written: set[str] = set()
 
     def __call__(self, html: str) -> str:
-        links = [(found, HREF.search(found[0])[1]) for found in LINK.finditer(html) if HREF.search(found[0])]
+        links = [(found, href[1]) for found in LINK.finditer(html) if (href := HREF.search(found[0]))]
         ours = [(found, href) for found, href in links if STATIC in href and not re.match(r"[a-z][\w+.-]*:|//", href)
                 and (MEDIA.search(found[0]) or [None, "all"])[1] == "all"]
         if len(ours) < 2:
