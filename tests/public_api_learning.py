@@ -42,7 +42,7 @@ def learning_calls() -> list[Call]:
         Call("learning.attention_loss_and_grad", learning.attention_loss_and_grad, {**heads, "targets": OUT},
              {**qk, "X": a, "y": a, "targets": a}),
         Call("learning.backprop", learning.backprop, {"W_Q": WQ, "W_K": WK, "X": XT[None], "v": Y[None],
-             "t": OUT[None], "masked": False}, {**qk, "X": a, "v": a, "t": a, "masked": "flag"}),
+             "targets": OUT[None], "masked": False}, {**qk, "X": a, "v": a, "targets": a, "masked": "flag"}),
         Call("learning.loo_loss_and_grad", learning.loo_loss_and_grad, heads, {**qk, "X": a, "y": a}),
         Call("learning.numerical_gradient", learning.numerical_gradient, {**heads, "targets": OUT, "step": 1e-6},
              {**qk, "X": a, "y": a, "targets": a, "step": "positive"}),

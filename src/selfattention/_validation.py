@@ -362,13 +362,13 @@ def _names(message: str, name: str) -> bool:
 def as_token_batch(X, y, targets=None):
     """Tokens, values and targets of one signal or of a batch, checked and batched.
 
-    ``X`` has shape (n, d) or (b, n, d) with ``n >= 2``; ``y`` and ``targets``
+    ``X`` has shape (n, d) or (n_signals, n, d) with ``n >= 2``; ``y`` and ``targets``
     (``y`` itself when None) have ``X``'s shape without its last axis.
-    Returns arrays of shapes (b, n, d), (b, n), (b, n), with ``b = 1`` for one signal.
+    Returns arrays of shapes (n_signals, n, d), (n_signals, n), (n_signals, n), with ``n_signals = 1`` for one signal.
     """
     X = as_array(X, "X")
     if X.ndim not in (2, 3) or X.shape[-2] < 2 or X.shape[-1] < 1:
-        raise ValueError(f"X must have shape (n, d) or (b, n, d) with n >= 2, got {X.shape}")
+        raise ValueError(f"X must have shape (n, d) or (n_signals, n, d) with n >= 2, got {X.shape}")
     v = as_array(y, "y")
     t = v if targets is None else as_array(targets, "targets")
     for name, arr in (("y", v), ("targets", t)):

@@ -5,10 +5,10 @@ The head scores key ``j`` for query ``i`` with the bilinear form
 the projections), takes the softmax over the keys the mask allows and
 averages the values :math:`v_j`, which are the signal itself (:math:`W_V`
 copies it and is not learned). The loss is the mean squared error against a
-target, over ``B`` signals of ``N`` tokens each,
+target, over every token of every signal in a batch of ``n_signals`` signals of ``N`` tokens each,
 
-.. math:: L = \frac{1}{BN} \sum_{b,i} \Big(\text{output}_{bi} - \text{target}_{bi}\Big)^2,
-    \qquad \text{output}_{bi} = \sum_j a_{bij} v_{bj} .
+.. math:: L = \frac{1}{n_{\text{signals}} N} \sum_{\text{signals}} \sum_i \Big(\text{output}_i - \text{target}_i\Big)^2,
+    \qquad \text{output}_i = \sum_j a_{ij} v_j \text{ within each signal}.
 
 With no separate target the target is the signal itself and the diagonal is
 masked: every sample is predicted from all the others (leave-one-out).
@@ -24,7 +24,7 @@ from . import memory
 from ._validation import as_array, as_flag, as_positive_scalar, as_projections, as_token_batch, finite_result, naming
 from .core import attention
 
-#: Bytes per entry of the (b, n, n) arrays :func:`backprop` holds at its peak: the weights, the derivative
+#: Bytes per entry of the (n_signals, n, n) arrays :func:`backprop` holds at its peak: the weights, the derivative
 #: of the loss by the scores, and a temporary product of the two.
 BYTES_PER_ENTRY = 32
 
@@ -41,13 +41,13 @@ def token_features(positions, signal=None, *, signal_square=False) -> np.ndarray
     Parameters
     ----------
     positions : array_like, shape (n,)
-    signal : array_like, shape (n,) or (b, n), optional
+    signal : array_like, shape (n,) or (n_signals, n), optional
         Adds the column ``s`` (and ``s**2`` with ``signal_square``) in front.
     signal_square : bool
 
     Returns
     -------
-    X : ndarray, shape (n, d) or (b, n, d)
+    X : ndarray, shape (n, d) or (n_signals, n, d)
         ``d`` is 3 (positions only), 4 (with ``s``) or 5 (with ``s`` and ``s**2``).
     """
     p = as_array(positions, "positions", ndim=1)
@@ -59,12 +59,13 @@ def token_features(positions, signal=None, *, signal_square=False) -> np.ndarray
     if signal is not None:
         s = as_array(signal, "signal")
         if s.ndim not in (1, 2) or s.shape[-1] != p.size:
-            raise ValueError(f"signal must have shape ({p.size},) or (b, {p.size}) to match positions, got {s.shape}")
+            raise ValueError(f"signal must have shape ({p.size},) or (n_signals, {p.size}) to match positions, "
+                             f"got {s.shape}")
         with np.errstate(over="ignore"):
             columns = [s, s**2, *columns] if signal_square else [s, *columns]
         columns = [np.broadcast_to(c, s.shape) for c in columns]
     return finite_result(np.stack(columns, axis=-1), "positions or signal: the features (squares) overflow "
-                         "the double range")  # (n, d) or (b, n, d)
+                         "the double range")  # (n, d) or (n_signals, n, d)
 
 
 def attention_loss_and_grad(W_Q, W_K, X, y, targets=None):
@@ -73,9 +74,9 @@ def attention_loss_and_grad(W_Q, W_K, X, y, targets=None):
     Parameters
     ----------
     W_Q, W_K : array_like, shape (d, d_k)
-    X : array_like, shape (n, d) or (b, n, d)
-        Token features of one signal or of ``b`` signals.
-    y : array_like, shape (n,) or (b, n)
+    X : array_like, shape (n, d) or (n_signals, n, d)
+        Token features of one signal or of ``n_signals`` signals.
+    y : array_like, shape (n,) or (n_signals, n)
         The values the head averages (the noisy signal).
     targets : array_like, same shape as ``y``, optional
         What the head must predict. When omitted, the target is ``y`` itself
@@ -86,19 +87,19 @@ def attention_loss_and_grad(W_Q, W_K, X, y, targets=None):
     loss : float
     dW_Q, dW_K : ndarray, shape (d, d_k)
     """
-    X, v, t = as_token_batch(X, y, targets)
-    return backprop(W_Q, W_K, X, v, t, masked=targets is None)
+    X, v, target = as_token_batch(X, y, targets)
+    return backprop(W_Q, W_K, X, v, target, masked=targets is None)
 
 
-def backprop(W_Q, W_K, X, v, t, *, masked):
+def backprop(W_Q, W_K, X, v, targets, *, masked):
     r"""Forward and backward pass of the head, on a batch of signals (its arguments checked).
 
     Parameters
     ----------
     W_Q, W_K : ndarray, shape (d, d_k)
-    X : ndarray, shape (b, n, d)
-    v, t : ndarray, shape (b, n)
-        Values and targets.
+    X : ndarray, shape (n_signals, n, d)
+    v, targets : ndarray, shape (n_signals, n)
+        The values the head averages and what it must predict.
     masked : bool
         Mask the diagonal: no token attends to itself.
 
@@ -110,45 +111,45 @@ def backprop(W_Q, W_K, X, v, t, *, masked):
     Raises
     ------
     ValueError
-        On bad input, if the (b, n, n) arrays need more memory than
+        On bad input, if the (n_signals, n, n) arrays need more memory than
         :mod:`selfattention.memory` allows, or if the loss or its gradient overflows.
     """
-    W_Q, W_K, X, v, t, masked = _checked_batch(W_Q, W_K, X, v, t, masked)
+    W_Q, W_K, X, v, targets, masked = _checked_batch(W_Q, W_K, X, v, targets, masked)
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported by name below
-        Q, K = X @ W_Q, X @ W_K  # (b, n, d_k) each
-        E = Q @ K.transpose(0, 2, 1)  # (b, n, n): e_ij = q_i . k_j
+        Q, K = X @ W_Q, X @ W_K  # (n_signals, n, d_k) each
+        E = Q @ K.transpose(0, 2, 1)  # (n_signals, n, n): e_ij = q_i . k_j
         if masked:
             E[:, np.arange(E.shape[1]), np.arange(E.shape[1])] = -np.inf  # no token predicts itself
         E -= E.max(axis=-1, keepdims=True)
-        A = np.exp(E, out=E)  # (b, n, n)
+        A = np.exp(E, out=E)  # (n_signals, n, n)
         A /= A.sum(axis=-1, keepdims=True)  # a_ij = softmax_j(e_ij)
-        output = (A @ v[..., None])[..., 0]  # (b, n)
-        error = output - t  # (b, n)
-        dE = A * (v[:, None, :] - output[..., None])  # (b, n, n): a_ij (v_j - output_i)
+        output = (A @ v[..., None])[..., 0]  # (n_signals, n)
+        error = output - targets  # (n_signals, n)
+        dE = A * (v[:, None, :] - output[..., None])  # (n_signals, n, n): a_ij (v_j - output_i)
         dE *= (2 * error / error.size)[..., None]  # dL/de_ij
-        X2 = X.reshape(-1, X.shape[-1])  # (b n, d)
+        X2 = X.reshape(-1, X.shape[-1])  # (n_signals n, d)
         dW_Q = X2.T @ (dE @ K).reshape(-1, K.shape[-1])  # (d, d_k) = sum over signals of X^T dL/dE K
         dW_K = X2.T @ (dE.transpose(0, 2, 1) @ Q).reshape(-1, Q.shape[-1])  # (d, d_k)
         loss = float(np.mean(error**2))
     return _finite_loss(loss, dW_Q, dW_K)
 
 
-def _checked_batch(W_Q, W_K, X, v, t, masked):
-    """:func:`backprop`'s arguments checked: shapes (d, d_k) twice, (b, n, d), (b, n) twice, and a flag."""
+def _checked_batch(W_Q, W_K, X, v, targets, masked):
+    """:func:`backprop`'s arguments checked: shapes (d, d_k) twice, (n_signals, n, d), (n_signals, n) twice, a flag."""
     X = as_array(X, "X", ndim=3)
     if X.shape[1] < 2 or X.shape[2] < 1:
-        raise ValueError(f"X must have shape (b, n, d) with n >= 2 and d >= 1, got {X.shape}")
-    v, t = as_array(v, "v"), as_array(t, "t")
-    for name, arr in (("v", v), ("t", t)):
+        raise ValueError(f"X must have shape (n_signals, n, d) with n >= 2 and d >= 1, got {X.shape}")
+    v, targets = as_array(v, "v"), as_array(targets, "targets")
+    for name, arr in (("v", v), ("targets", targets)):
         if arr.shape != X.shape[:-1]:
             raise ValueError(f"{name} must have shape {X.shape[:-1]} to match X, got {arr.shape}")
     memory.require_matrix(X.shape[1], X.shape[1], "X", count=X.shape[0], bytes_per_entry=BYTES_PER_ENTRY)
-    return (*as_projections(W_Q, W_K, X.shape[-1]), X, v, t, as_flag(masked, "masked"))
+    return (*as_projections(W_Q, W_K, X.shape[-1]), X, v, targets, as_flag(masked, "masked"))
 
 
 def _finite_loss(loss, dW_Q, dW_K):
     """``(loss, dW_Q, dW_K)``, or a ValueError naming the arguments when one of them is not finite."""
-    message = "W_Q, W_K, X, y (v) or targets (t): the head's loss or its gradient overflows the double range"
+    message = "W_Q, W_K, X, y (v) or targets: the head's loss or its gradient overflows the double range"
     finite_result(np.array([loss]), message)
     return loss, finite_result(dW_Q, message), finite_result(dW_K, message)
 

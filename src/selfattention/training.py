@@ -88,7 +88,7 @@ def fit_head(X, y, *, targets=None, d_k=3, steps=2000, learning_rate=0.1, init_s
     ----------
     X, y, targets
         As in :func:`~selfattention.learning.attention_loss_and_grad`: tokens
-        (n, d) or (b, n, d), values and targets (n,) or (b, n). Without
+        (n, d) or (n_signals, n, d), values and targets (n,) or (n_signals, n). Without
         ``targets`` the loss is leave-one-out (the diagonal is masked).
     d_k : int
     steps : int
@@ -111,10 +111,10 @@ def fit_head(X, y, *, targets=None, d_k=3, steps=2000, learning_rate=0.1, init_s
     """
     Xb, values, target = as_token_batch(X, y, targets)
     d_k, steps = as_count(d_k, "d_k"), as_count(steps, "steps")
-    (b, n, d) = Xb.shape
+    (n_signals, n, d) = Xb.shape
     # 8 bytes each: the losses; a dozen (d, d_k) arrays (projections, gradients, Adam's moments, the
-    # updates); the queries, the keys and their two gradients, (b, n, d_k) each.
-    memory.require(8 * (steps + 12 * d * d_k + 4 * b * n * d_k), "steps and d_k",
+    # updates); the queries, the keys and their two gradients, (n_signals, n, d_k) each.
+    memory.require(8 * (steps + 12 * d * d_k + 4 * n_signals * n * d_k), "steps and d_k",
                    f"{steps} steps of projections of dimension {d_k}")
     W = _start(d, d_k, as_positive_scalar(init_scale, "init_scale"), init, rng)
     update = _optimizer(optimizer, as_positive_scalar(learning_rate, "learning_rate"))
