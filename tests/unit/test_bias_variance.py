@@ -155,3 +155,10 @@ def test_refined_minimum_is_the_parabolas_vertex():
     assert np.log(tau) == pytest.approx(3.5 / 3, rel=1e-12)
     assert value == pytest.approx(3 - 3.5**2 / 6, rel=1e-12)
     assert bv.refined_argmin(taus, [3.0, 1.0, 2.0]) == tau
+
+
+def test_refined_minimum_names_mse_when_the_least_error_overflows():
+    # Two equal errors near -1.8e308: the parabola's vertex lies between them, below the double range
+    # (the input audit drew mse = [0, -1.598e308, -1.598e308]: an overflow warning, then -inf).
+    with pytest.raises(ValueError, match=r"^mse: the least error between grid points overflows"):
+        bv.refined_minimum([0.001, 0.01, 0.1], [0.0, -1.79e308, -1.79e308])

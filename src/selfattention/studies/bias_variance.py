@@ -311,7 +311,10 @@ def refined_minimum(temperatures, mse):
     vertex = np.clip(x[1] - numerator / (2 * denominator), x[0], x[2])
     # The parabola through the three points (Lagrange's form), at its vertex; never above y_1.
     value = sum(y[a] * np.prod([(vertex - x[b]) / (x[a] - x[b]) for b in range(3) if b != a]) for a in range(3))
-    return float(np.exp(vertex)), float(min(value, y[1]) * scale)
+    with np.errstate(over="ignore"):  # the least error may lie below -1.8e308: reported by name below
+        error = finite_result(np.float64(min(value, y[1])) * scale, "mse: the least error between grid points "
+                              "overflows the double range")
+    return float(np.exp(vertex)), float(error)
 
 
 def leading_bias(temperature, *, periods=1):
