@@ -207,6 +207,26 @@ def test_the_offset_sweep_measures_each_causal_head():
         assert sweep["rmse"][k] == rmse(out, F)
 
 
+_MAX = np.finfo(float).max
+_SIX = np.linspace(0.0, 1.0, 6)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s, f: sinusoidal.frequency_sweep(s, f, _SIX, [1.0, 3.0], 0.05),
+        lambda s, f: causal.offset_sweep(s, f, _SIX, 0.05, [0.0, 0.1]),
+        lambda s, f: causal.next_token(s, f, _SIX),
+    ],
+    ids=["frequency_sweep", "offset_sweep", "next_token"],
+)
+def test_an_error_beyond_the_double_range_names_signal_and_clean(call):
+    # A head's output is an average of signal, near 1.8e308, and clean is near -1e292: their difference
+    # overflows in rmse, whose message named its own arguments (the input audit drew these values).
+    with pytest.raises(ValueError, match=r"^signal and clean: .*overflows the double range"):
+        call(np.full(6, _MAX), np.full(6, -1e292))
+
+
 @given(st.floats(1e-4, 0.05), st.floats(0.0, 0.2), st.floats(0.0, 0.2))
 def test_an_offset_ahead_shortens_the_lag_and_the_average(tau, first, second):
     """Weights exp(-(d + delta)**2 / tau) on d >= 0 fall faster as delta grows: less lag, fewer neighbours."""

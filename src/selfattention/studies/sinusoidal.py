@@ -120,9 +120,12 @@ def frequency_sweep(signal, clean, positions, frequencies, temperature) -> dict:
     for omega in omegas:
         with naming("frequencies", "frequency"):
             output, weights = sinusoidal_head(s, p, [omega], [gaussian_amplitude(omega, tau)])
-        errors.append(rmse(output, f))
+        with naming("signal and clean", "estimate and truth"):  # the outputs, from signal, against clean
+            errors.append(rmse(output, f))
         gaps.append(float(np.max(np.abs(weights - gauss_weights))))
-    return {"rmse": np.array(errors), "weight_gap": np.array(gaps), "gaussian_rmse": rmse(gauss_output, f)}
+    with naming("signal and clean", "estimate and truth"):
+        gaussian_rmse = rmse(gauss_output, f)
+    return {"rmse": np.array(errors), "weight_gap": np.array(gaps), "gaussian_rmse": gaussian_rmse}
 
 
 def relative_scores(distances, frequencies, temperature) -> np.ndarray:
