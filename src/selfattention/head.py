@@ -30,6 +30,10 @@ from .core import _softmax_inplace, attention
 #: The largest spread of positions the head (and :mod:`~selfattention.kernel`)
 #: accepts: the squared distances ``(p_i - p_j)**2`` must stay below 1e308.
 MAX_SPREAD = 1e154
+#: The farthest a query ``p_i + delta`` may lie from the centre of the positions: the terms of the
+#: expanded square sum to at most ``4 (max|p| + |delta|)**2``, which must stay below the largest double
+#: (1.8e308); any positions within :data:`MAX_SPREAD` reach it with ``delta = 0``.
+MAX_REACH = 6.7e153
 #: The head refuses inputs on which its rounding could move a row of weights by
 #: more than this in total: the bound is ``4 eta (1 - max_j w_ij)``, with
 #: ``eta = 16 eps (max|p - p_mid| + |delta|)**2 / tau`` bounding the rounding of every scaled score
@@ -145,6 +149,14 @@ def gaussian_head_weights(d_k=3, offset=0.0):
     return W_Q[:, keep], W_K[:, keep], W_V
 
 
+def _check_reach(centred, delta: float) -> None:
+    """Refuse, naming positions and offset, a query ``p_i + delta`` farther than :data:`MAX_REACH` from the centre."""
+    reach = float(np.max(np.abs(centred))) + abs(delta)
+    if reach > MAX_REACH:
+        raise ValueError(f"positions and offset: a query p_i + offset lies {reach:.3g} from the positions' centre, "
+                         f"more than {MAX_REACH:g}, so the scores -(p_i + offset - p_j)**2 would overflow")
+
+
 def _as_offset(offset) -> float:
     """``offset`` as a float, refused by name unless finite and small enough to square."""
     delta = as_real_scalar(offset, "offset")
@@ -217,6 +229,7 @@ def gaussian_head(signal, positions, temperature, *, offset=0.0, mask=None):
     memory.require_matrix(p.size, p.size, "positions")
     X = positional_features(signal, p)  # (n, 4)
     delta = _as_offset(offset)
+    _check_reach(p, delta)
     W_Q, W_K, W_V = gaussian_head_weights(offset=delta)
     output, weights = attention(X @ W_Q, X @ W_K, X @ W_V, tau, mask=mask)
     _check_rounding(p, tau, weights, delta)
@@ -251,6 +264,7 @@ def attention_matrices(positions, temperatures, *, offset=0.0) -> np.ndarray:
     p = centre_positions(positions)  # (n,)
     memory.require_matrix(p.size, p.size, "positions and temperatures", count=taus.size + 2, bytes_per_entry=8)
     delta = _as_offset(offset)
+    _check_reach(p, delta)
     X = positional_features(np.zeros_like(p), p)  # (n, 4): the weights do not depend on the signal
     W_Q, W_K, _ = gaussian_head_weights(offset=delta)
     weights = np.empty((taus.size, p.size, p.size))  # (c, n, n)
@@ -291,9 +305,9 @@ def _check_rounding(centred, temperature, weights, offset=0.0) -> None:
     offset : float
         The head's ``delta``.
     """
-    largest = np.max(np.abs(centred)) + abs(offset)  # P
-    with np.errstate(over="ignore"):  # a spread near 1e154 with an offset as large: inf, refused
-        score_error = 16 * np.finfo(float).eps * largest**2
+    largest = np.max(np.abs(centred)) + abs(offset)  # P, at most MAX_REACH (_check_reach)
+    score_error = 16 * np.finfo(float).eps * largest**2
+    with np.errstate(over="ignore"):  # a tiny temperature: inf, refused
         eta = score_error / temperature
     if _weight_shift(eta, weights) > ROUNDING_TOLERANCE:
         raise ValueError(

@@ -256,3 +256,24 @@ def test_an_offset_far_from_the_positions_counts_in_the_rounding_check():
     sa.gaussian_head(signal, positions, 2e3)  # P = 5e-4: safe
     with pytest.raises(ValueError, match=r"positions spanning 0.001 with offset 1e\+06"):
         sa.gaussian_head(signal, positions, 2e3, offset=1e6)  # P**2 = 1e12: a row could move by about 3e-6
+
+
+@pytest.mark.parametrize("matrices", [False, True], ids=["gaussian_head", "attention_matrices"])
+def test_a_query_beyond_the_reach_is_refused_naming_positions_and_offset(matrices):
+    """The widest positions (centred: -5e153 and 5e153) with the offset that takes a query to the reach.
+
+    At the reach their scores, -(5e153 + delta + 5e153)**2 = -1.37e308 at most, are finite (warnings are
+    errors here); beyond it they overflowed (the input audit drew offset 1e154: matmul's warning, or
+    an error naming the internal Q and K).
+    """
+    positions, delta = [-5e153, 5e153], sa.head.MAX_REACH - 5e153
+
+    def run(offset):
+        if matrices:
+            return attention_matrices(positions, [1e308], offset=offset)[0]
+        return sa.gaussian_head([1.0, 2.0], positions, 1e308, offset=offset)[1]
+
+    assert np.isfinite(run(delta)).all() and np.isfinite(run(-delta)).all()
+    for offset in (1.01 * delta, -1e154):
+        with pytest.raises(ValueError, match=r"^positions and offset: a query p_i \+ offset lies"):
+            run(offset)
