@@ -13,6 +13,7 @@ from tolerances import average_atol, mse_atol, rounding
 import selfattention as sa
 from selfattention import learning
 from selfattention.studies import content_attention as ca
+from selfattention.studies import jackknife as jk
 from selfattention.studies import learned_head as lh
 from selfattention.studies import noise2noise as n2n
 from selfattention.studies.onedim import onedim_head
@@ -96,9 +97,17 @@ def test_a_sweep_of_a_signal_near_the_largest_double_is_finite_or_refused():
 
 
 def test_a_fitted_prefactor_that_underflows_is_refused_by_the_callers_argument():
-    """exp(-5280) is 0: PowerLaw refused it as 'prefactor', an argument the caller never passed."""
-    with pytest.raises(ValueError, match=r"^best: the fitted prefactor exp\(-5280\)"):
-        fit_power_law([10, 20], [0.1, 0.2], [[1e-300, 1e-300], [1e300, 1e300]])
+    """exp(-5280) is 0: PowerLaw refused it as 'prefactor', an argument the caller never passed.
+
+    The prefactor is the law at n = 1 and sigma = 1, fitted from ns and sigmas as much as from best; in
+    error_fits, best is a grid's (the input audit drew ns and sigmas near 1e300: 'best' named no argument).
+    """
+    best = [[1e-300, 1e-300], [1e300, 1e300]]
+    with pytest.raises(ValueError, match=r"^ns, sigmas and best: the fitted prefactor exp\(-5280\)"):
+        fit_power_law([10, 20], [0.1, 0.2], best)
+    grids = {("one head", "measured"): ({"interior": best}, {"interior": [[0.1, 0.1], [0.2, 0.2]]})}
+    with pytest.raises(ValueError, match=r"^grids: ns, sigmas and best: the fitted prefactor exp\(-5280\)"):
+        jk.error_fits(grids, [10, 20], [0.1, 0.2])
 
 
 def test_distances_and_gaps_near_the_largest_double_are_exact_not_inf():

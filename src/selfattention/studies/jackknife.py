@@ -238,8 +238,9 @@ def error_fits(grids, ns=power_laws.GRID_NS, sigmas=power_laws.GRID_SIGMAS):
             for pair in grids.values()):
         raise InputTypeError("grids must map keys to (best, least) pairs of dicts, as error_grids returns them")
     fit = functools.partial(power_laws.fit_power_law, ns, sigmas)
-    return {(*key, region): (fit(best[region]), fit(least[region]))
-            for key, (best, least) in grids.items() for region in best}
+    with naming("grids", "best"):  # the grids' best temperatures and least errors are fit_power_law's best
+        return {(*key, region): (fit(best[region]), fit(least[region]))
+                for key, (best, least) in grids.items() for region in best}
 
 
 def end_bias(temperature, n, ratio=RATIO):

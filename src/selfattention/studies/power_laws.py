@@ -170,5 +170,6 @@ def fit_power_law(ns, sigmas, best) -> PowerLaw:
     with np.errstate(over="ignore", under="ignore"):
         prefactor = np.exp(coef[0])
     if not 0 < prefactor < np.inf:
-        raise ValueError(f"best: the fitted prefactor exp({coef[0]:.4g}) is outside the double range")
+        raise ValueError(f"ns, sigmas and best: the fitted prefactor exp({coef[0]:.4g}), the law's value at n = 1 "
+                         "and sigma = 1, is outside the double range")
     return PowerLaw(float(prefactor), float(coef[1]), float(coef[2]), float(stderr[1]), float(stderr[2]))
