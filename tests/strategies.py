@@ -165,3 +165,29 @@ def extreme_values(kind: str, valid):
         elements = any_positive if kind == "temperatures" else any_double
         return hnp.arrays(np.float64, np.shape(valid), elements=elements)
     return st.just(valid)
+
+
+#: The double range's corners: the largest, values whose squares or products overflow or underflow,
+#: the smallest subnormal, and zero.
+_LARGEST = float(np.finfo(float).max)
+_CORNERS = {
+    "real": (_LARGEST, -_LARGEST, 1e292, -1e292, 1e154, -1e154, 5e-324, 1e-300, 0.0),
+    "positive": (_LARGEST, 1e292, 1e154, 5e-324, 1e-300),
+}
+_CORNERS["temperature"] = _CORNERS["positive"]
+_CORNERS["nonnegative"] = (*_CORNERS["positive"], 0.0)
+
+
+def extreme_corners(kind: str, valid) -> list | None:
+    """Valid values of ``kind`` at the double range's corners, shaped like ``valid``; None for other kinds.
+
+    Arrays are filled with one corner (every entry equal) or are ``valid`` scaled to near the largest,
+    to 1e154 (squares near the largest) and to 1e-300 (steps near the smallest), keeping its pattern.
+    """
+    if kind in _CORNERS:
+        return list(_CORNERS[kind])
+    if kind not in ("array", "scores", "temperatures") or not np.ndim(valid):
+        return None
+    v = np.asarray(valid, dtype=float)
+    fills = _CORNERS["positive"] if kind == "temperatures" else (_LARGEST, -_LARGEST, 1e292, -1e292)
+    return [np.full(v.shape, x) for x in fills] + [v * scale for scale in (1e300, 1e154, 1e-300)]

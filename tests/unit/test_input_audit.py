@@ -8,12 +8,17 @@ masks and mappings (``tests/strategies.py``). The function must raise a
 ``ValueError`` or ``TypeError`` (never an ``OverflowError``, ``IndexError``,
 numpy's ``AxisError`` or a ``SeedSequence`` error, and never return), and
 the message must name the argument, not an internal variable.
+
+Valid values from the whole double range must give a finite result or such
+an error: drawn by hypothesis for every argument, and, deterministically,
+every pair of numeric arguments at the range's corners (``extreme_corners``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
+import itertools
 import re
 
 import numpy as np
@@ -36,6 +41,7 @@ from strategies import (
     bad_sequences,
     bad_strings,
     bad_symbols,
+    extreme_corners,
     extreme_values,
 )
 
@@ -133,6 +139,31 @@ def test_no_public_function_returns_nan_or_inf_without_raising(call, data):
         assert any(names(str(exc), name) for name in call.kwargs), f"{call.name}: {exc}"
         return
     assert non_finite(result) is None, f"{call.name} returned a non-finite {non_finite(result)}"
+
+
+@pytest.mark.parametrize("call", NUMERIC, ids=repr)
+def test_no_public_function_returns_nan_or_inf_at_the_corners_of_two_arguments(call):
+    """Every pair of numeric arguments at the double range's corners: a finite result, or a clear error.
+
+    Deterministic, unlike the draws above, which rarely put two arguments at opposite corners at once
+    (a signal near 1.8e308 against a clean signal near -1e292; positions spanning 1e154 with offset 1e154).
+    """
+    corners = {name: c for name, value in call.kwargs.items()
+               if (c := extreme_corners(call.kinds.get(name, ""), value)) is not None}
+    for first, second in itertools.combinations(corners, 2):
+        for a, b in itertools.product(corners[first], corners[second]):
+            kwargs = {**call.kwargs, first: a, second: b}
+            where = f"{call.name}({first}={_short(a)}, {second}={_short(b)})"
+            try:
+                result = call.func(**kwargs)
+            except (ValueError, TypeError) as exc:
+                assert any(names(str(exc), name) for name in call.kwargs), f"{where}: {exc}"
+                continue
+            assert non_finite(result) is None, f"{where} returned a non-finite {non_finite(result)}"
+
+
+def _short(value) -> str:
+    return f"{value:.3g}" if np.ndim(value) == 0 else f"array {np.ravel(value)[:2]}..."
 
 
 # --- a count no memory holds ------------------------------------------------------------------
