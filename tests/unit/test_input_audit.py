@@ -126,6 +126,16 @@ def non_finite(result, path="result"):
     return next((bad for key, value in items if (bad := non_finite(value, f"{path}[{key!r}]"))), None)
 
 
+def finite_or_named(call, kwargs, where: str) -> None:
+    """``call.func(**kwargs)`` returns no NaN or inf, or raises a ValueError or TypeError naming an argument."""
+    try:
+        result = call.func(**kwargs)
+    except (ValueError, TypeError) as exc:
+        assert any(names(str(exc), name) for name in call.kwargs), f"{where}: {exc}"
+        return
+    assert non_finite(result) is None, f"{where} returned a non-finite {non_finite(result)}"
+
+
 @pytest.mark.parametrize("call", NUMERIC, ids=repr)
 @settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
@@ -133,12 +143,7 @@ def test_no_public_function_returns_nan_or_inf_without_raising(call, data):
     """Each argument valid or drawn from the whole double range: a finite result, or a clear error."""
     kwargs = {name: data.draw(st.just(value) | extreme_values(call.kinds.get(name, ""), value), label=name)
               for name, value in call.kwargs.items()}
-    try:
-        result = call.func(**kwargs)
-    except (ValueError, TypeError) as exc:
-        assert any(names(str(exc), name) for name in call.kwargs), f"{call.name}: {exc}"
-        return
-    assert non_finite(result) is None, f"{call.name} returned a non-finite {non_finite(result)}"
+    finite_or_named(call, kwargs, call.name)
 
 
 @pytest.mark.parametrize("call", NUMERIC, ids=repr)
@@ -152,14 +157,8 @@ def test_no_public_function_returns_nan_or_inf_at_the_corners_of_two_arguments(c
                if (c := extreme_corners(call.kinds.get(name, ""), value)) is not None}
     for first, second in itertools.combinations(corners, 2):
         for a, b in itertools.product(corners[first], corners[second]):
-            kwargs = {**call.kwargs, first: a, second: b}
-            where = f"{call.name}({first}={_short(a)}, {second}={_short(b)})"
-            try:
-                result = call.func(**kwargs)
-            except (ValueError, TypeError) as exc:
-                assert any(names(str(exc), name) for name in call.kwargs), f"{where}: {exc}"
-                continue
-            assert non_finite(result) is None, f"{where} returned a non-finite {non_finite(result)}"
+            finite_or_named(call, {**call.kwargs, first: a, second: b},
+                            f"{call.name}({first}={_short(a)}, {second}={_short(b)})")
 
 
 def _short(value) -> str:
