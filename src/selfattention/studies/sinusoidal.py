@@ -116,15 +116,14 @@ def frequency_sweep(signal, clean, positions, frequencies, temperature) -> dict:
     omegas = _as_frequencies(frequencies)
     tau = as_temperature(temperature, "temperature")
     gauss_output, gauss_weights = gaussian_head(s, p, tau)
-    errors, gaps = [], []
+    outputs, gaps = [], []
     for omega in omegas:
         with naming("frequencies", "frequency"):
             output, weights = sinusoidal_head(s, p, [omega], [gaussian_amplitude(omega, tau)])
-        with naming("signal and clean", "estimate and truth"):  # the outputs, from signal, against clean
-            errors.append(rmse(output, f))
+        outputs.append(output)
         gaps.append(float(np.max(np.abs(weights - gauss_weights))))
-    with naming("signal and clean", "estimate and truth"):
-        gaussian_rmse = rmse(gauss_output, f)
+    with naming("signal and clean", "estimate and truth"):  # the outputs, from signal, against clean
+        *errors, gaussian_rmse = (rmse(output, f) for output in (*outputs, gauss_output))
     return {"rmse": np.array(errors), "weight_gap": np.array(gaps), "gaussian_rmse": gaussian_rmse}
 
 
