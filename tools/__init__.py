@@ -8,10 +8,14 @@ directory on ``sys.path``), and pytest adds the root through ``pythonpath``
 in ``pyproject.toml``. Nothing adds it by hand.
 
 * :mod:`tools.build`: ``make build``, built in ``_build/staging`` and published only when it succeeds;
+* :mod:`tools.staging`: ``_build/``'s last good build, the staged one, and publishing one as the other;
+* :mod:`tools.buildlock`: one build of a tree at a time (``flock`` on ``_build/.lock``);
+* :mod:`tools.faults`: a write the file system refuses, said in one line with its fix;
 * :mod:`tools.live`: ``make live``, the book with live code on a local Jupyter server;
 * :mod:`tools.servers`: :class:`~tools.servers.StaticServer` (the built site) and
   :class:`~tools.servers.JupyterServer` (live kernels), started as ``make live`` starts them;
-* :mod:`tools.lifetime`: a child process that ends when its parent does, however it ends;
+* :mod:`tools.lifetime`: a child process that ends when its parent does, however it ends, and a
+  process that stops when its parent (``make``) has ended;
 * :mod:`tools.chromium`: headless Chromium, launched one way for tests and benchmarks;
 * :mod:`tools.workcopy`: ``make build`` in a copy of the working tree, or in a tiny book;
 * :mod:`tools.toc`: the documents ``_toc.yml`` lists.

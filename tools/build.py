@@ -1,26 +1,19 @@
 """`make build`: build the book in a staging directory; publish it to ``_build/html`` only when it succeeds.
 
-Under the book's ``_build/``:
-
-* ``html/``: the published site; with ``.doctrees/``, ``jupyter_execute/``
-  and ``attention_explorer/`` (Sphinx's environment, myst-nb's executed
-  notebooks and the explorer's fallback image, which the environment lists
-  as the smoothing chapter's dependencies) it is the last good build, which
-  the next build starts from; ``.last-good`` marks the four as one build;
-* ``.jupyter_cache/``: the executed notebooks, kept across builds (their
-  freshness and repair are ``_ext/site_build``'s);
-* ``staging/``: the build in progress. It starts as a copy of the last good
-  build (or empty), Sphinx updates it (warnings are errors, nitpicky, keep
-  going: what ``jupyter-book build`` gets from ``-W -n --keep-going``), and
-  only when Sphinx succeeds do its three directories replace those of
-  ``_build/``, with signals held off and ``.last-good`` removed meanwhile (a
-  crash in between makes the next build start from nothing, not from a mix).
+Sphinx builds in ``_build/staging``, a copy of the last good build, which
+is published to ``_build/html`` only when Sphinx succeeds
+(:mod:`tools.staging`), one build of the book at a time
+(:mod:`tools.buildlock`): a second build waits for the first, saying which
+process that is.
 
 A failed or interrupted build leaves ``_build/html`` as it was (the last good
 site, or nothing) and says so in its last lines; the failed build stays in
 ``staging/`` until the next build. A build that failed because a notebook's
 kernel lost a race for its ports (:func:`lost_port_race`) is run once more,
-and says so.
+and says so. A folder the build cannot write (read-only, immutable, a full
+disk) stops it with one line naming that folder and the fix
+(:mod:`tools.faults`), before anything is built when it can be seen then;
+a publication the file system refuses is undone.
 
 Sphinx runs in a child process (this module with ``--sphinx``) in its own
 session, because while a notebook executes nbclient takes SIGINT and SIGTERM
@@ -29,7 +22,8 @@ error): only a parent can tell an interrupted build from a failed one. A
 terminal's Ctrl-C or hang-up, or SIGTERM, reaches only the parent, which
 mutes the child's output (the terminal may be gone), passes SIGINT on (harder
 at each further signal) and reports the build as interrupted; the child also
-ends when the parent ends however it ends (:mod:`tools.lifetime`).
+ends when the parent ends however it ends, and the parent when its own parent
+(``make``) ends (:mod:`tools.lifetime`).
 
 Usage, from the book's root (``make build`` runs it)::
 
@@ -42,22 +36,15 @@ import contextlib
 import os
 import re
 import select
-import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from tools import ROOT, lifetime
+from tools import ROOT, buildlock, lifetime
+from tools.faults import Stop
+from tools.staging import BUILD, CACHE, SIGNALS, STAGING, prepare_staging, publish
 
-BUILD = Path("_build")
-#: What one Sphinx build leaves, besides the cache. A file the environment notes as a page's
-#: dependency must be here: missing from the next build's staging, it makes Sphinx read that page again.
-STATE = ("html", ".doctrees", "jupyter_execute", "attention_explorer")
-CACHE = ".jupyter_cache"
-STAGING = "staging"
-MARK = ".last-good"
-SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 ESCALATION = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)  # to the child, at each signal received
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 #: Sets Sphinx's ``-j`` (default: one process per core): pages are read, and their notebooks executed,
@@ -87,42 +74,6 @@ def jobs() -> int:
     if not value.isdigit() or int(value) < 1:
         raise SystemExit(f"{JOBS_ENV} must be a whole number of processes, 1 or more; got {value!r}")
     return int(value)
-
-
-def prepare_staging(build: Path) -> Path:
-    """A fresh ``staging/``: a copy of the last good build if ``_build/`` holds one, else empty."""
-    staging = build / STAGING
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    if (build / MARK).is_file():
-        for name in STATE:
-            if (build / name).is_dir():
-                shutil.copytree(build / name, staging / name, symlinks=True)
-    return staging
-
-
-@contextlib.contextmanager
-def signals_held():
-    """Hold Ctrl-C, SIGTERM and SIGHUP off until the block is done (they are delivered after it)."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def publish(build: Path) -> None:
-    """Replace ``_build/``'s last good build with ``staging/``'s, as one step for signals."""
-    staging = build / STAGING
-    with signals_held():
-        (build / MARK).unlink(missing_ok=True)
-        for name in STATE:
-            if (build / name).exists():
-                (build / name).rename(staging / f"old{name}")
-            if (staging / name).exists():
-                (staging / name).rename(build / name)
-        (build / MARK).write_text(f"{', '.join(STATE)} are one successful build\n")
-    shutil.rmtree(staging)
 
 
 # ---- the child: Sphinx ----
@@ -207,6 +158,7 @@ class Relay:
 
     def __init__(self):
         self.child, self.signal, self.sent, self.tail = None, None, 0, b""
+        self.lock = None  # the descriptor holding the build's lock, which the child inherits
         for number in SIGNALS:
             signal.signal(number, self.handle)
 
@@ -221,8 +173,11 @@ class Relay:
     def run(self, command: list[str], cwd: Path) -> int:
         """Run ``command`` in its own session and echo its output; its exit status."""
         env = {**BLAS_THREADS, **os.environ, "PYTHONUNBUFFERED": "1"}
+        held = () if self.lock is None else (self.lock,)
+        if held:
+            env[buildlock.ENV] = str(self.lock)
         self.child = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, start_new_session=True)
+                                      stderr=subprocess.STDOUT, start_new_session=True, pass_fds=held)
         output = self.child.stdout.fileno()
         self.tail = b""
         # Until the child has exited and its output is drained (a kernel it started may hold the pipe).
@@ -247,12 +202,29 @@ def say(*lines: str) -> None:
         print("\n".join(lines), file=sys.stderr, flush=True)
 
 
+def site_status(build_dir: Path) -> str:
+    """What ``_build/html`` holds after a build that published nothing."""
+    if (build_dir / "html" / "index.html").is_file():
+        return f"{BUILD / 'html'} is unchanged: it still holds the last good build."
+    return f"No site was published: {BUILD / 'html'} does not exist."
+
+
 def build(root: Path = ROOT) -> int:
-    """Build, publish on success, and say what happened; the exit status."""
+    """Build (one build of the book at a time), publish on success, and say what happened; the exit status."""
     build_dir = root / BUILD
     jobs()  # a bad BOOK_BUILD_JOBS is refused before anything is staged
     relay = Relay()
     try:
+        with lifetime.watch_parent(signal.SIGHUP) as watch:  # killing make stops its build, as Ctrl-C does
+            return _build(root, build_dir, relay, watch)
+    finally:
+        if relay.lock is not None:
+            os.close(relay.lock)  # the lock is released once the child, which inherited it, has ended too
+
+
+def _build(root: Path, build_dir: Path, relay: Relay, watch: lifetime.ParentWatch) -> int:
+    try:
+        relay.lock = buildlock.acquire(root, say)
         for attempt in (1, 2):
             prepare_staging(build_dir)
             status = relay.run([sys.executable, "-m", "tools.build", "--sphinx"], root)
@@ -261,19 +233,21 @@ def build(root: Path = ROOT) -> int:
                 break
             say("", "A notebook's kernel died at its start: another process took a port chosen for it "
                     "(jupyter_client picks free ports before the kernel binds them). Building once more.", "")
+        if relay.signal is None and status == 0:
+            warning = publish(build_dir)
+            say("", f"Published the site: {BUILD / 'html'} (open {BUILD / 'html' / 'index.html'}).",
+                *([f"But {warning}."] if warning else []))
+            return 0
     except KeyboardInterrupt:
         status = None
-    if relay.signal is None and status == 0:
-        publish(build_dir)
-        say("", f"Published the site: {BUILD / 'html'} (open {BUILD / 'html' / 'index.html'}).")
-        return 0
-    site = (f"{BUILD / 'html'} is unchanged: it still holds the last good build."
-            if (build_dir / "html" / "index.html").is_file()
-            else f"No site was published: {BUILD / 'html'} does not exist.")
-    if relay.signal is not None:
-        say("", f"The build was interrupted ({relay.signal}). {site}")
+    except Stop as stop:
+        say("", f"The build stopped: {stop}.", site_status(build_dir))
+        return 1
+    if relay.signal is not None or status is None:
+        why = f"its parent process, PID {watch.lost}, ended" if watch.lost else relay.signal or "SIGINT"
+        say("", f"The build was interrupted ({why}). {site_status(build_dir)}")
         return 130
-    say(site, f"The failed build is in {BUILD / STAGING} until the next build.")
+    say(site_status(build_dir), f"The failed build is in {BUILD / STAGING} until the next build.")
     return 1
 
 

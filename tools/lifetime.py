@@ -17,10 +17,21 @@ Parent::
 Child::
 
     lifetime.exit_with_parent(signal.SIGTERM)
+
+A process whose parent holds no such pipe for it (``make build`` runs
+``python -m tools.build`` with the terminal as its input) watches its parent
+instead: :func:`watch_parent` notices that it was given another parent (the
+kernel re-parents an orphan, to ``init`` or a subreaper) and signals the
+process, again every few seconds until it has ended. Killing only ``make``
+then stops the build it started, as Ctrl-C would::
+
+    with lifetime.watch_parent(signal.SIGHUP) as watch:
+        ...                      # watch.lost: the PID of the parent that ended, or None
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -42,3 +53,45 @@ def exit_with_parent(signum: int = signal.SIGTERM) -> threading.Thread:
                               name="exit-with-parent")
     thread.start()
     return thread
+
+
+class ParentWatch:
+    """A thread that signals this process once its parent has ended (see :func:`watch_parent`)."""
+
+    def __init__(self, signum: int, interval: float, repeat: float):
+        self.parent, self.lost = os.getppid(), None
+        self._signum, self._interval, self._repeat = signum, interval, repeat
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True, name="watch-parent")
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(self._interval):
+            if os.getppid() != self.parent:  # re-parented: the parent has ended
+                self.lost = self.parent
+                break
+        else:
+            return
+        while True:  # once now, then again: the process's handler escalates at each signal
+            os.kill(os.getpid(), self._signum)
+            if self._stop.wait(self._repeat):
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+@contextlib.contextmanager
+def watch_parent(signum: int = signal.SIGHUP, *, interval: float = 0.2, repeat: float = 5.0):
+    """Send ``signum`` to this process when its parent ends, then every ``repeat`` seconds until the block ends.
+
+    The parent is polled every ``interval`` seconds (``os.getppid()`` changes
+    when the kernel gives an orphan another parent); yields the
+    :class:`ParentWatch`, whose ``lost`` is then the ended parent's PID.
+    """
+    watch = ParentWatch(signum, interval, repeat)
+    try:
+        yield watch
+    finally:
+        watch.stop()

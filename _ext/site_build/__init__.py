@@ -3,11 +3,14 @@
 A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
 
 * re-executes every notebook when the code the notebooks import changes
-  (``src/``, ``requirements.txt``, ``pyproject.toml``): every page depends
+  (``src/``, ``requirements.txt``, ``pyproject.toml``, and the bench results a
+  chapter reads, ``benchmarks/attention_cost.json``): every page depends
   on those files, and the jupyter-cache, which keys on cell source only, is
   emptied when their bytes change (:mod:`.freshness`);
-* drops a damaged execution-cache record (its chapter is executed again)
-  instead of failing every later build (:mod:`.healing`);
+* repairs a damaged execution cache instead of failing every later build: a
+  bad record is dropped (its chapter is executed again), a bad database
+  removed with the cache; what cannot heal stops the build with one line
+  naming the file and the fix (:mod:`.healing`);
 * makes an incremental build write exactly what a clean build writes
   (:mod:`.incremental`), also after an edit made while a page was being
   read (:mod:`.read_times`);

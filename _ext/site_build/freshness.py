@@ -3,8 +3,8 @@
 jupyter-cache (``execute_notebooks: cache``) keys a notebook on its code
 cells' source only, and Sphinx re-reads a page only when its own file, or a
 file noted as its dependency, changed. So after an edit to the package in
-``src/`` (or to the pinned requirements), both would happily serve outputs
-computed by the old code. For the files of :data:`DEPENDENCIES` this module
+``src/`` (or to the pinned requirements, or to the bench results a chapter
+reads), both would happily serve outputs computed by the old code. For the files of :data:`DEPENDENCIES` this module
 
 * notes each one as a dependency of every page (Sphinx's
   ``env.note_dependency``), so that Sphinx re-reads every page when one of
@@ -40,7 +40,9 @@ from .paths import PROJECT_ROOT
 logger = logging.getLogger(__name__)
 
 # What the notebooks' results depend on besides their own cells.
-DEPENDENCIES = ("src", "requirements.txt", "pyproject.toml")
+# benchmarks/attention_cost.json: the times `make bench` measured, which a chapter reads (a new run
+# re-executes the chapters, as an edit to src/ does).
+DEPENDENCIES = ("src", "requirements.txt", "pyproject.toml", "benchmarks/attention_cost.json")
 # What the pages' HTML depends on besides their sources and the notebooks' results.
 PAGE_DEPENDENCIES = ("_ext",)
 IGNORED_PARTS = ("__pycache__",)

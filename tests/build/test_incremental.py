@@ -143,6 +143,19 @@ def test_after_that_a_damaged_cache_and_lost_doctrees_heal_into_the_clean_site(b
     assert same_site(reference, work) == []
 
 
+def test_an_emptied_cache_database_heals_and_the_next_edit_executes_again(books):
+    """``: > global.db`` (no tables: jupyter-cache's RuntimeError failed every build): the cache is made anew."""
+    reference, work = books
+    (work / "_build" / ".jupyter_cache" / "global.db").write_bytes(b"")
+    result = build(work)
+    assert "the execution cache _build/.jupyter_cache is damaged (no table" in result.log, result.log[-3000:]
+    assert result.executed == set() and same_site(reference, work) == []  # the site kept the outputs it had
+    write_chapter(work, "b", CHAPTER_B.replace("y = 1", "y = 3"))
+    assert build(work).executed == {"book/b.md"}
+    write_chapter(work, "b", CHAPTER_B)  # back to the reference's sources: executed again, then equal
+    assert build(work).executed == {"book/b.md"} and same_site(reference, work) == []
+
+
 # ---- What a rebuild reads: nothing when nothing changed, only the edited chapter otherwise ----
 
 #: A chapter with what made every rebuild re-read its page once: the explorer, whose fallback image the

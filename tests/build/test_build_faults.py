@@ -1,0 +1,191 @@
+"""``tools.build`` when the file system refuses a write: one line naming the folder, and the last good build kept.
+
+Each fault is real (:mod:`denied`): an immutable folder (``chattr +i``), or
+a read-only one in a process that file modes bind (root with the
+capabilities that override them dropped). The build runs in a child process
+in a temporary book whose ``_build/`` holds a last good build; Sphinx is
+replaced by a stand-in that rewrites the staged copy as Sphinx would (the
+real staging, lock, publication and messages run: :mod:`tools.staging`). The slow test makes the
+site of a real ``make build`` immutable.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from denied import immutable, modes_bind, run_python
+
+from tools import ROOT, SITE, workcopy
+from tools.faults import Stop
+from tools.staging import BUILD, MARK, STAGING, STATE, publish
+
+MAKE_ERROR = re.compile(r"make(\[\d+\])?: \*\*\* ")
+
+#: ``python -c``: build the book at argv[1] with a stand-in for Sphinx.
+BUILD_WITH_STAND_IN = """
+import sys
+from pathlib import Path
+from tools import build, staging as layout
+
+def sphinx(relay, command, cwd):  # what Sphinx does to the staged copy of the last good build
+    staging = Path(cwd) / "_build" / "staging"
+    for name in layout.STATE:
+        (staging / name).mkdir(exist_ok=True)
+    (staging / "html" / "_static").mkdir(exist_ok=True)
+    (staging / "html" / "index.html").write_text("new site")
+    (staging / "html" / "_static" / "theme.css").write_text("new")
+    (staging / "html" / "_static" / "added.js").write_text("new")
+    return 0
+
+build.Relay.run = sphinx
+sys.exit(build.build(Path(sys.argv[1])))
+"""
+
+
+@pytest.fixture
+def book(tmp_path) -> Path:
+    """A book folder whose ``_build/`` holds a last good build (and the lock file an earlier build left)."""
+    built = tmp_path / BUILD
+    for name in STATE:
+        (built / name).mkdir(parents=True)
+        (built / name / "kept.txt").write_text("old")
+    (built / "html" / "_static").mkdir()
+    (built / "html" / "index.html").write_text("old site")
+    (built / "html" / "_static" / "theme.css").write_text("old")
+    (built / MARK).write_text("the last good build\n")
+    (built / ".lock").write_text("")
+    return tmp_path
+
+
+def run_build(book: Path, prefix: list[str] = ()) -> subprocess.CompletedProcess:
+    return run_python(BUILD_WITH_STAND_IN, str(book), prefix=list(prefix), cwd=book)
+
+
+def assert_kept(book: Path) -> None:
+    """The last good build is in place, marked."""
+    built = book / BUILD
+    assert (built / "html" / "index.html").read_text() == "old site"
+    assert (built / "html" / "_static" / "theme.css").read_text() == "old"
+    assert (built / MARK).is_file(), "the last good build lost its mark: the next build starts from nothing"
+
+
+def stopped(done: subprocess.CompletedProcess) -> str:
+    """The line the build stopped with (it must have stopped, with no traceback)."""
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("The build stopped: ")]
+    assert len(lines) == 1, done.stderr
+    assert "_build/html is unchanged: it still holds the last good build." in done.stderr, done.stderr
+    return lines[0]
+
+
+def test_an_immutable_site_stops_the_build_at_once_naming_it(book):
+    with immutable(book / "_build" / "html"):
+        done = run_build(book)
+    assert stopped(done) == ("The build stopped: could not write _build/html (operation not permitted: is it "
+                             "immutable? lsattr -d _build/html; chattr -i _build/html).")
+    assert_kept(book)
+    assert not (book / "_build" / "staging").exists(), "it built before finding the site it could not replace"
+
+
+def test_an_immutable_build_folder_is_named(book):
+    (book / "_build" / "staging").mkdir()  # a failed build's, which this build must remove
+    with immutable(book / "_build"):
+        done = run_build(book)
+    assert stopped(done).startswith("The build stopped: could not write _build (operation not permitted: is it "
+                                    "immutable? lsattr -d _build; chattr -i _build)"), done.stderr
+    assert_kept(book)
+
+
+def test_a_read_only_build_folder_is_named(book):
+    prefix = modes_bind()
+    (book / "_build" / "staging").mkdir()
+    (book / "_build").chmod(0o555)
+    try:
+        done = run_build(book, prefix)
+    finally:
+        (book / "_build").chmod(0o755)
+    assert stopped(done) == ("The build stopped: could not write _build (permission denied: make it writable, "
+                             "chmod u+rwX _build).")
+    assert_kept(book)
+
+
+def test_a_read_only_site_folder_is_named_not_its_staged_copy(book):
+    prefix = modes_bind()
+    (book / "_build" / "html").chmod(0o555)
+    try:
+        done = run_build(book, prefix)
+    finally:
+        (book / "_build" / "html").chmod(0o755)
+    assert stopped(done) == ("The build stopped: could not write _build/html (permission denied: make it "
+                             "writable, chmod u+rwX _build/html).")
+    assert_kept(book)
+
+
+def test_read_only_folders_inside_the_site_do_not_stop_a_build(book):
+    """The staged copy is made writable (Sphinx rewrites it), and the old build is removed all the same."""
+    prefix = modes_bind()
+    static = book / "_build" / "html" / "_static"
+    (static / "theme.css").chmod(0o444)
+    static.chmod(0o555)
+    done = run_build(book, prefix)
+    assert done.returncode == 0, done.stderr
+    assert (book / "_build" / "html" / "index.html").read_text() == "new site"
+    assert (book / "_build" / "html" / "_static" / "theme.css").read_text() == "new"
+    assert (book / "_build" / "html" / "_static" / "added.js").read_text() == "new"
+    assert not (book / "_build" / "staging").exists(), done.stderr
+    assert (book / "_build" / MARK).is_file()
+
+
+def test_a_failed_builds_folder_that_cannot_be_read_is_removed_all_the_same(book):
+    prefix = modes_bind()
+    locked = book / "_build" / "staging" / "html" / "locked"
+    locked.mkdir(parents=True)
+    (locked / "page.html").write_text("a failed build's")
+    locked.chmod(0o000)
+    try:
+        done = run_build(book, prefix)
+    finally:
+        if locked.exists():
+            locked.chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert not (book / "_build" / "staging").exists()
+    assert (book / "_build" / "html" / "index.html").read_text() == "new site"
+
+
+def test_a_move_refused_while_publishing_is_undone(book):
+    """``.doctrees`` refuses to move after ``html`` has moved: ``html`` goes back, and the mark stays."""
+    built = book / BUILD
+    staging = built / STAGING
+    for name in STATE:
+        (staging / name).mkdir(parents=True)
+    (staging / "html" / "index.html").write_text("new site")
+    with immutable(built / ".doctrees"), pytest.raises(Stop) as stop:
+        publish(built)
+    assert str(stop.value) == (f"could not move {built / '.doctrees'} (operation not permitted: is it immutable? "
+                               f"lsattr -d {built / '.doctrees'}; chattr -i {built / '.doctrees'})")
+    assert_kept(book)
+    assert (staging / "html" / "index.html").read_text() == "new site"  # the new build waits in staging
+    assert sorted(p.name for p in staging.iterdir()) == sorted(STATE)
+
+
+@pytest.mark.slow
+def test_make_build_with_an_immutable_site_says_so_in_one_line(tmp_path):
+    cell = "```{code-cell} ipython3\nprint('answer:', 6 * 7)\n```\n"
+    book = workcopy.tiny_book(ROOT, tmp_path / "book", {"a": f"# A\n\n{cell}"})
+    assert workcopy.build(book).ok
+    (book / "book" / "a.md").write_text((book / "book" / "a.md").read_text().replace("6 * 7", "6 * 8"))
+    before = (book / SITE / "book" / "a.html").read_bytes()
+    with immutable(book / SITE):
+        result = workcopy.build(book)
+    assert not result.ok
+    # make's own last word ("make: *** ...", or "make[1]: *** ..." when make test runs the tests
+    # under make, which passes its level on to the build through MAKELEVEL) is not the build's.
+    end = [line for line in result.log.strip().splitlines() if not MAKE_ERROR.match(line)][-2:]
+    assert end == ["The build stopped: could not write _build/html (operation not permitted: is it immutable? "
+                        "lsattr -d _build/html; chattr -i _build/html).",
+                        "_build/html is unchanged: it still holds the last good build."], result.log[-3000:]
+    assert "Traceback" not in result.log and (book / SITE / "book" / "a.html").read_bytes() == before
+    assert workcopy.build(book).ok and "answer: 48" in (book / SITE / "book" / "a.html").read_text()
