@@ -1,0 +1,142 @@
+"""The audit's entries (:class:`public_api.Call`) for what attention costs and its cheaper heads.
+
+:mod:`selfattention.cost`, :mod:`selfattention.decoding`,
+:mod:`selfattention.random_features`, :mod:`selfattention.positive_features`,
+:mod:`selfattention.window`, and the study of the chapter "What attention
+costs". Kinds as in :mod:`public_api`; each valid call is small (the
+positions ``P`` of six tokens).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from public_api import Call, P, Y
+
+from selfattention import cost, decoding, positive_features, random_features, spectrum, window
+from selfattention.figures import approximate_heads as heads_figures
+from selfattention.figures import cost as cost_figures
+from selfattention.head import gaussian_head_weights, positional_features
+from selfattention.interactive import explorer_data
+from selfattention.studies import approximate_heads
+from tools import ROOT
+
+#: Two frequencies, two centres and their log-weights.
+OMEGA = np.array([2.0, 7.0])
+CENTRES, LOG_WEIGHTS = np.array([0.2, 0.7]), np.array([0.0, -1.0])
+
+
+def cost_calls() -> list[Call]:
+    """Entries of the cost counts, the decoders, the random-feature and window heads, and their study."""
+    a, t, c, r = "array", "temperature", "count", "rng"
+    series = {"signal": Y, "positions": P}
+    W_Q, W_K, W_V = gaussian_head_weights()
+    tokens = {"X": positional_features(Y, P), "W_Q": W_Q, "W_K": W_K, "W_V": W_V, "temperature": 0.05}
+    token_kinds = {"X": a, "W_Q": a, "W_K": a, "W_V": a, "temperature": "positive"}
+    return [
+        Call("cost.exact_cost", cost.exact_cost, {"n": 6, "d_k": 3, "d_v": 1}, {"n": c, "d_k": c, "d_v": c}),
+        Call("cost.feature_cost", cost.feature_cost, {"n": 6, "columns": 8, "d_v": 1},
+             {"n": c, "columns": c, "d_v": c}),
+        Call("cost.window_cost", cost.window_cost, {"pairs": 20, "d_k": 3, "d_v": 1},
+             {"pairs": c, "d_k": c, "d_v": c}),
+        Call("cost.decoding_cost", cost.decoding_cost, {"n": 6, "cached": True, "d_k": 3, "d_v": 1},
+             {"n": c, "cached": "flag", "d_k": c, "d_v": c}),
+        Call("cost.largest_n", cost.largest_n, {"nbytes": 2**20, "bytes_per_entry": 24},
+             {"nbytes": "bytes", "bytes_per_entry": c}),
+        Call("cost.loglog_slope", cost.loglog_slope, {"sizes": [10.0, 20.0, 40.0], "values": [1.0, 4.0, 16.0]},
+             {"sizes": a, "values": a}),
+        Call("cost.crossover", cost.crossover, {"sizes": [1.0, 2.0, 4.0, 8.0], "first": [1.0, 4.0, 16.0, 64.0],
+             "second": [3.0, 6.0, 12.0, 24.0]}, {"sizes": a, "first": a, "second": a}),
+        Call("decoding.decode_recomputed", decoding.decode_recomputed, tokens, token_kinds),
+        Call("decoding.decode_cached", decoding.decode_cached, tokens, token_kinds),
+        Call("random_features.gaussian_frequencies", random_features.gaussian_frequencies,
+             {"count": 4, "temperature": 0.05, "rng": 1}, {"count": c, "temperature": t, "rng": r}),
+        Call("random_features.fourier_features", random_features.fourier_features,
+             {"positions": P, "frequencies": OMEGA}, {"positions": a, "frequencies": a}),
+        Call("random_features.random_feature_head", random_features.random_feature_head,
+             {**series, "frequencies": OMEGA}, {"signal": a, "positions": a, "frequencies": a}),
+        Call("positive_features.positive_feature_head", positive_features.positive_feature_head,
+             {**series, "temperature": 0.05, "centres": CENTRES, "log_weights": LOG_WEIGHTS},
+             {"signal": a, "positions": a, "temperature": t, "centres": a, "log_weights": a}),
+        Call("positive_features.spread_centres", positive_features.spread_centres,
+             {"count": 4, "positions": P, "temperature": 0.05, "rng": 1},
+             {"count": c, "positions": a, "temperature": t, "rng": r}),
+        Call("positive_features.performer_centres", positive_features.performer_centres,
+             {"count": 4, "temperature": 0.05, "rng": 1}, {"count": c, "temperature": t, "rng": r}),
+        Call("window.window_head", window.window_head, {**series, "temperature": 0.05, "half_width": 0.3},
+             {"signal": a, "positions": a, "temperature": t, "half_width": "nonnegative"}),
+        Call("spectrum.latex", spectrum.latex, {"expr": spectrum.u**2}, {"expr": "symbol"}, False),
+        *_study_calls(series),
+        *_explorer_calls(),
+        *_figure_calls(),
+    ]
+
+
+def _study_calls(series) -> list[Call]:
+    a, t, c, r = "array", "temperature", "count", "rng"
+    kinds = {"signal": a, "positions": a, "temperature": t}
+    return [
+        Call("approximate_heads.feature_head", approximate_heads.feature_head,
+             {"method": "spread", **series, "temperature": 0.05, "count": 3, "rng": 1},
+             {"method": "string", **kinds, "count": c, "rng": r}),
+        Call("approximate_heads.feature_errors", approximate_heads.feature_errors,
+             {**series, "temperature": 0.05, "counts": [2, 4], "draws": 2, "rng": 1, "methods": ("fourier",)},
+             {**kinds, "counts": "counts", "draws": c, "rng": r, "methods": "sequence"}),
+        Call("approximate_heads.nonpositive_draw", approximate_heads.nonpositive_draw,
+             {**series, "temperature": 0.05, "count": 1, "rng": 1, "tries": 100},
+             {**kinds, "count": c, "rng": r, "tries": c}),
+        Call("approximate_heads.kernel_sums", approximate_heads.kernel_sums, {"positions": P, "temperature": 0.05},
+             {"positions": a, "temperature": t}),
+        Call("approximate_heads.window_errors", approximate_heads.window_errors,
+             {**series, "temperature": 0.05, "half_widths": [0.1, 0.5]}, {**kinds, "half_widths": a}),
+        Call("cost.read_timings", cost.read_timings,
+             {"path": ROOT / "benchmarks" / "attention_cost.json"}, {"path": "instance"}),
+        Call("approximate_heads.cost_and_error", approximate_heads.cost_and_error,
+             {**series, "temperature": 0.05, "half_widths": [0.1, 0.5], "counts": [2, 4], "draws": 2, "rng": 1},
+             {**kinds, "half_widths": a, "counts": "counts", "draws": c, "rng": r}),
+    ]
+
+
+def _explorer_calls() -> list[Call]:
+    return [
+        Call("explorer_data.cost_data", explorer_data.cost_data, {"n": 20, "count": 8},
+             {"n": "count", "count": "count"}, False),
+        Call("explorer_data.cost_series", explorer_data.cost_series, {"data": explorer_data.cost_data(n=20, count=8)},
+             {"data": "mapping"}),
+    ]
+
+
+def _figure_calls() -> list[Call]:
+    a, f = "array", False
+    ns, counts = np.array([10.0, 20.0, 40.0]), [cost.exact_cost(n) for n in (10, 20, 40)]
+    ops, nbytes = [c.multiply_adds for c in counts], [c.nbytes for c in counts]
+    timings = {"exact": (ns, [1.0, 4.0, 16.0]), "fourier-64": (ns, [2.0, 4.0, 8.0])}
+    errors = {"fourier": np.array([[0.3, 0.2], [0.4, 0.1]]), "spread": np.array([[0.2, 0.1], [0.1, 0.05]])}
+    panel = {m: {"operations": np.array([1.0, 2.0]), "errors": np.array([0.1, 0.01])}
+             for m in ("window", "fourier", "spread")}
+    return [
+        Call("cost.plot_quadratic_wall", cost_figures.plot_quadratic_wall, {"ns": ns, "multiply_adds": ops,
+             "nbytes": nbytes, "guard_n": 30, "measured_ns": ns, "seconds": [1.0, 4.0, 16.0], "machine": "m"},
+             {"ns": a, "multiply_adds": a, "nbytes": a, "guard_n": "count", "measured_ns": a, "seconds": a,
+              "machine": "string"}, f),
+        Call("cost.plot_decoding", cost_figures.plot_decoding, {"ns": ns, "recomputed": [3.0, 9.0, 27.0],
+             "cached": [1.0, 2.0, 4.0], "measured_ns": ns, "recomputed_seconds": [1.0, 3.0, 9.0],
+             "cached_seconds": [1.0, 2.0, 3.0], "machine": "m"}, {"ns": a, "recomputed": a, "cached": a,
+             "measured_ns": a, "recomputed_seconds": a, "cached_seconds": a, "machine": "string"}, f),
+        Call("cost.plot_times", cost_figures.plot_times, {"timings": timings,
+             "labels": {"exact": "exact", "fourier-64": "cosines"}, "crossovers": {"fourier-64": 20.0},
+             "machine": "m"}, {"timings": "mapping", "labels": "mapping", "crossovers": "mapping",
+                               "machine": "string"}, f),
+        Call("approximate_heads.plot_feature_errors", heads_figures.plot_feature_errors, {"counts": [4, 16],
+             "errors": errors, "slopes": {"fourier": -0.5, "spread": -0.5}},
+             {"counts": a, "errors": "mapping", "slopes": "mapping"}, f),
+        Call("approximate_heads.plot_denominators", heads_figures.plot_denominators, {"positions": P,
+             "estimated": Y, "exact": Y + 2, "output": Y, "exact_output": Y, "positive_output": Y},
+             dict.fromkeys(("positions", "estimated", "exact", "output", "exact_output", "positive_output"), a), f),
+        Call("approximate_heads.plot_window_errors", heads_figures.plot_window_errors, {"reach": [1.0, 2.0],
+             "errors": [0.1, 0.01], "bound": [0.3, 0.02]}, {"reach": a, "errors": a, "bound": a}, f),
+        Call("approximate_heads.plot_cost_and_error", heads_figures.plot_cost_and_error, {"panels": [panel, panel],
+             "titles": ["one", "two"]}, {"panels": "sequence", "titles": "sequence"}, f),
+        Call("approximate_heads.plot_exact_and_features", heads_figures.plot_exact_and_features,
+             {"positions": P, "clean": Y, "noisy": Y, "exact": Y, "approximate": Y, "count": 4},
+             {**dict.fromkeys(("positions", "clean", "noisy", "exact", "approximate"), a), "count": "count"}, f),
+    ]
