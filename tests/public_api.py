@@ -44,6 +44,7 @@ from selfattention.figures import multihead as mh_figures
 from selfattention.interactive import explorer_data, widget
 from selfattention.studies import bias_variance as bv
 from selfattention.studies import derivative as dv
+from selfattention.studies import differences as df
 from selfattention.studies import dk_scaling as dks
 from selfattention.studies import gaussian_band as band
 from selfattention.studies import jackknife as jk
@@ -61,6 +62,7 @@ NO_USER_DATA = {
     "selfattention.figures.diagrams.draw_overview": "no arguments",
     "selfattention.interactive.widget.SliderValueError": "an exception class",
     "selfattention.figures._style.BookFigure": "matplotlib's Figure: its arguments are matplotlib's",
+    "selfattention.figures._style.book_figure": "a decorator: its argument is a figure function of the package",
     "selfattention.studies.noise_and_samples.SmoothedSine": "a named tuple of results, checked where it is used",
     "selfattention.symbolic.symbolic_bilateral_projections": "no arguments",
     "selfattention.symbolic.symbolic_bilateral_score": "no arguments",
@@ -70,6 +72,14 @@ NO_USER_DATA = {
     "selfattention.symbolic.is_offset_squared_distance": "no arguments",
     "selfattention.studies.derivative.best_offset_ratio": "no arguments",
     "selfattention.studies.derivative.DerivativeRisk": "a dataclass of results, checked where it is made",
+    "selfattention.cost.Cost": "a dataclass of counts, made by the cost functions from checked counts",
+    "selfattention.spectrum.frequency_variance": "no arguments",
+    "selfattention.spectrum.cosine_variance": "no arguments",
+    "selfattention.spectrum.bump_integral": "no arguments",
+    "selfattention.spectrum.performer_exponent": "no arguments",
+    "selfattention.induction.CircuitRun": "a dataclass of results, checked where it is made",
+    "selfattention.training.CircuitFit": "a dataclass of results, checked where it is made",
+    "selfattention.studies.induction.Tracked": "a dataclass of results, checked where it is made",
 }
 
 
@@ -257,6 +267,8 @@ def _figure_calls(series):
     return [
         Call("figures.new_figure", _style.new_figure, {"width": 3.0, "height": 2.0},
              {"width": "positive", "height": "positive"}, f),
+        Call("figures.new_panels", _style.new_panels, {"count": 3, "height": 2.0, "width": 3.0},
+             {"count": "count", "height": "positive", "width": "positive"}, f),
         Call("diagrams.draw_detailed", diagrams.draw_detailed, {"n": 3, "d_model": 2, "d_k": 2, "d_v": 1},
              {"n": "count", "d_model": "count", "d_k": "count", "d_v": "count"}, f),
         Call("panels.draw_signal", panels.draw_signal, {"ax": AX, **series, "output": OUT, "output_label": "out",
@@ -377,6 +389,13 @@ def _many_head_calls(series):
         Call("derivative.leading_order_noise", dv.leading_order_noise, {"n": 8, "offsets": [0.1, 0.2],
              "temperature": 0.05, "sigma": 0.3}, {"n": "count", "offsets": "temperatures", "temperature": t,
              "sigma": "nonnegative"}),
+        Call("differences.difference_layer", df.difference_layer, {"order": 3, "spacing": 0.1, "temperature": 0.05},
+             {"order": "count", "spacing": "positive", "temperature": "positive"}, f),
+        Call("differences.difference_noise", df.difference_noise, {"positions": P, "order": 2, "spacings": [0.1, 0.2],
+             "temperature": 0.05, "sigma": 0.3}, {"positions": a, "order": "count", "spacings": "temperatures",
+             "temperature": t, "sigma": "nonnegative"}),
+        Call("differences.small_spacing_noise", df.small_spacing_noise, {"n": 8, "order": 2, "temperature": 0.05,
+             "sigma": 0.3}, {"n": "count", "order": "count", "temperature": t, "sigma": "nonnegative"}),
         Call("jackknife.jackknife_weights", jk.jackknife_weights, {"positions": P, "temperature": 0.05, "ratio": 1.5},
              {"positions": a, "temperature": t, "ratio": "positive"}),
         Call("jackknife.jackknife_smoother", jk.jackknife_smoother, {"ratio": 1.5}, {"ratio": "positive"}, f),
@@ -427,12 +446,14 @@ def calls() -> tuple[Call, ...]:
     """Every entry, built once (it computes the figures' data).
 
     The learned heads' are in ``public_api_learning``, the positional encodings' and masks' in
-    ``public_api_positions``.
+    ``public_api_positions``, the cost of attention and its cheaper heads' in ``public_api_cost``.
     """
+    from public_api_circuits import circuit_calls
+    from public_api_cost import cost_calls
     from public_api_learning import learning_calls
     from public_api_positions import positions_calls
 
-    return (*_calls(), *learning_calls(), *positions_calls())
+    return (*_calls(), *learning_calls(), *positions_calls(), *cost_calls(), *circuit_calls())
 
 
 def public_callables() -> set[str]:

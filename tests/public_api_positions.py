@@ -87,6 +87,8 @@ def _study_calls() -> list[Call]:
              "rng": r}),
         Call("rotary.long_sine", rotary.long_sine, {"n": 6, "sigma": 0.3, "length": 2.0, "period": 1.2, "rng": 1},
              {"n": c, "sigma": "nonnegative", "length": "positive", "period": "positive", "rng": r}),
+        Call("rotary.largest_return", rotary.largest_return, {"frequencies": OMEGA, "temperature": 0.05, "span": 1.0,
+             "reach": 20.0}, {"frequencies": a, "temperature": t, "span": "nonnegative", "reach": "positive"}),
         Call("rotary.far_share", rotary.far_share, {"weights": W, "positions": P, "distance": 0.3},
              {"weights": a, "positions": a, "distance": "nonnegative"}),
         Call("alibi.score_ranks", alibi.score_ranks, {"positions": P, "frequency": np.pi},

@@ -130,6 +130,12 @@ bad_axes = st.sampled_from((2, -3, 10**5000, 1.5, True, "0", None))
 bad_mappings = st.sampled_from((None, [], "dict", 3, {}, {"unrelated": 1}))
 #: Values no sequence of objects accepts.
 bad_sequences = st.sampled_from((None, [], "abc", 3, [1, 2], {"a": 1}))
+#: Values no token ids (a non-empty integer array of a vocabulary, 1-D or 2-D) accept.
+bad_tokens = st.sampled_from(([], [[]], [2.5], [[2.5, 1.0]], [True], [[True]], [-1], [[-1]], [2**40], [[2**40]],
+                              [10**5000], "ab", None, 1, np.ma.masked_array([1]), [[1], [2, 3]], {"a": 1}))
+#: Values no list of layer indices (of a circuit, possibly empty) accepts.
+bad_indices = st.sampled_from(("0", [2.5], [True], None, [[0]], [-1], [10**5000], [2**40], 3,
+                               np.ma.masked_array([0])))
 #: Values no matplotlib Axes argument accepts.
 bad_axes_objects = st.sampled_from((None, 3, "ax", object()))
 #: Values no named region (a key of ``studies.bias_variance.REGIONS``) accepts.

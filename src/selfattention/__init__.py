@@ -20,7 +20,23 @@ organised by concept:
 * :mod:`~selfattention.training`: gradient descent and Adam on that loss;
 * :mod:`~selfattention.multihead`: several heads side by side, combined by an
   output projection (multi-head attention);
+* :mod:`~selfattention.cost`: what a head costs, its operations and bytes
+  counted, and the laws fitted to measured times;
+* :mod:`~selfattention.decoding`: producing tokens one at a time, with and
+  without a key-value cache;
+* :mod:`~selfattention.random_features` and
+  :mod:`~selfattention.positive_features`: the Gaussian head from random
+  features (cosines, or positive bumps), in time linear in the tokens;
+* :mod:`~selfattention.window`: the Gaussian head cut to a local window;
+* :mod:`~selfattention.tokens`: sequences of symbols, and the residual stream
+  that carries them through layers;
+* :mod:`~selfattention.induction`: two heads that work together, a
+  previous-token head and an induction head, built by hand;
+* :mod:`~selfattention.circuit_learning`: the next-token loss of layers of
+  heads and its gradient, derived by hand (``training.fit_circuit`` trains them);
 * :mod:`~selfattention.symbolic`: the heads' scores derived with sympy;
+  :mod:`~selfattention.spectrum`: the Gaussian kernel as an average of
+  cosines (Bochner's theorem) and of bumps, with sympy;
 * :mod:`~selfattention.studies`: one module per experiment of the book;
 * :mod:`~selfattention.figures`: the book's figures (matplotlib), data passed in;
 * :mod:`~selfattention.interactive`: the in-page explorer's data and the

@@ -384,3 +384,32 @@ def as_projections(W_Q, W_K, d: int):
     if W_Q.shape[0] != d or W_K.shape != W_Q.shape:
         raise ValueError(f"W_Q and W_K must both have shape ({d}, d_k), got {W_Q.shape} and {W_K.shape}")
     return W_Q, W_K
+
+
+def as_token_ids(x, name: str, vocabulary: int, *, ndim=(1,)) -> np.ndarray:
+    """Token ids: a non-empty integer array of ``ndim`` dimensions, each in [0, ``vocabulary``).
+
+    Booleans, floats (even whole ones), strings, masked and empty arrays are
+    refused, not converted.
+    """
+    if isinstance(x, np.ma.MaskedArray | str | bytes | Mapping) or not isinstance(x, np.ndarray | Sequence | range):
+        raise InputTypeError(f"{name} must be an array of integer token ids, got {x!r}")
+    try:
+        arr = np.asarray(x)
+    except ValueError as exc:  # ragged nesting
+        raise ValueError(f"{name} must be a rectangular array of token ids") from exc
+    if arr.ndim not in ndim or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty {' or '.join(f'{d}-D' for d in ndim)} array of token "
+                         f"ids, got shape {arr.shape}")
+    if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "O" and _integers(arr)):
+        raise InputTypeError(f"{name} must hold integer token ids, got dtype {arr.dtype}")
+    low, high = int(arr.min()), int(arr.max())
+    if low < 0 or high >= vocabulary:
+        raise ValueError(f"{name} must lie in [0, {vocabulary}) (a vocabulary of {vocabulary} symbols), "
+                         f"got {shown(low if low < 0 else high)}")
+    return arr.astype(np.intp)
+
+
+def _integers(objects: np.ndarray) -> bool:
+    """Whether an object array holds Python or numpy integers only (no booleans)."""
+    return all(isinstance(v, numbers.Integral) and not isinstance(v, bool | np.bool_) for v in objects.flat)

@@ -75,16 +75,18 @@ def bilateral_head_weights(temperature=1.0, signal_temperature=1.0):
     W_V : ndarray, shape (5, 1)
         Copies the signal column.
     """
-    divisors = {"position": as_temperature(temperature, "temperature"),
-                "signal": as_temperature(signal_temperature, "signal_temperature")}
-    block_Q, block_K, _ = gaussian_head_weights()  # (4, 3) each, rows [s, p, p^2, 1]
-    block_Q, block_K = block_Q[1:], block_K[1:]  # (3, 3): rows [., .^2, 1]
-    position, signal = _route(("p", "p^2", "1")), _route(("s", "s^2", "1"))  # (5, 3) each
+    tau_p = as_temperature(temperature, "temperature")
+    tau_s = as_temperature(signal_temperature, "signal_temperature")
+    divisors = {"position": tau_p, "signal": tau_s}
+    block_Q, block_K, _ = gaussian_head_weights()  # (4, 3): rows s, p, p^2, 1
+    block_Q, block_K = block_Q[1:], block_K[1:]  # (3, 3): rows p, p^2, 1
+    position = _route(("p", "p^2", "1"))  # (5, 3): p, p^2, 1 out of x
+    signal = _route(("s", "s^2", "1"))  # (5, 3): s, s^2, 1 out of x
     W_Q = np.hstack([position @ block_Q, signal @ block_Q])  # (5, 6)
     W_K = np.hstack([position @ block_K, signal @ block_K])  # (5, 6)
     W_Q = W_Q / np.array([divisors[term] for term in SCORE_TERMS])
     W_V = np.zeros((len(FEATURES), 1))
-    W_V[FEATURES.index("s"), 0] = 1.0
+    W_V[FEATURES.index("s"), 0] = 1.0  # the head averages the signal
     return W_Q, W_K, W_V
 
 

@@ -23,8 +23,10 @@ from ._validation import as_array, as_axis, as_count, as_mask, as_positive_scala
 def softmax(x, axis: int = -1) -> np.ndarray:
     r"""Numerically stable softmax along ``axis``.
 
-    .. math:: \operatorname{softmax}(x)_j = \frac{e^{x_j - m}}{\sum_k e^{x_k - m}},
-        \quad m = \max_k x_k
+    For a row of scores :math:`e_{i1}, \dots, e_{iN}`,
+
+    .. math:: \operatorname{softmax}_j(e_{ij}) = \frac{\exp(e_{ij} - \max_l e_{il})}
+        {\sum_l \exp(e_{il} - \max_l e_{il})}
 
     Subtracting the maximum changes nothing mathematically but keeps every
     exponent at most 0, so scores such as ``1e300`` cannot overflow.
@@ -82,6 +84,10 @@ def _softmax_inplace(z: np.ndarray, axis: int, name: str, temperature: float = 1
     return z
 
 
+#: What :func:`attention` says when ``Q @ K.T`` leaves the double range.
+_SCORES_OVERFLOW = "Q and K: the scores Q K^T overflow the double range"
+
+
 def attention(Q, K, V, temperature=None, *, mask=None, bias=None):
     r"""Scaled dot-product attention, returning the weights as well.
 
@@ -125,20 +131,36 @@ def attention(Q, K, V, temperature=None, *, mask=None, bias=None):
         (about :data:`selfattention.memory.BYTES_PER_ENTRY` bytes per entry).
     """
     Q, K, V = _check_qkv(Q, K, V, temperature)
-    tau = np.sqrt(Q.shape[1]) if temperature is None else as_positive_scalar(temperature, "temperature")
+    if temperature is None:
+        tau = np.sqrt(Q.shape[1])  # the transformer's sqrt(d_k)
+    else:
+        tau = as_positive_scalar(temperature, "temperature")
     memory.require_matrix(Q.shape[0], K.shape[0], "Q and K")
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported by name below
-        scores = finite_result(Q @ K.T, "Q and K: the scores Q K^T overflow the double range")  # (n_queries, n_keys)
-        allowed = None if mask is None else as_mask(mask, scores.shape)
-        penalty = None if bias is None else _as_bias(bias, scores.shape)
-        if penalty is not None:
-            allowed = np.isfinite(penalty) if allowed is None else allowed & np.isfinite(penalty)
-        if allowed is not None:
-            _check_rows(allowed, "mask" if bias is None else "mask and bias")
-            scores[~allowed] = -np.inf  # masked keys get weight 0
-        weights = _softmax_inplace(scores, -1, "scores", tau, penalty)  # softmax(scores / tau + bias) by rows
-        output = weights @ V  # (n_queries, d_v): each row a weighted average of the values
-    return _between(output, V), weights  # (n_queries, d_v), (n_queries, n_keys)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow: named below
+        # (n_queries, n_keys): e_ij = q_i . k_j
+        scores = finite_result(Q @ K.T, _SCORES_OVERFLOW)
+        bias = _mask_scores(scores, mask, bias)  # a masked score is -inf
+        # softmax(scores / tau + bias), row by row, computed in scores itself
+        weights = _softmax_inplace(scores, -1, "scores", tau, bias)
+        output = weights @ V  # (n_queries, d_v): weighted averages of values
+    return _between(output, V), weights
+
+
+
+def _mask_scores(scores: np.ndarray, mask, bias) -> np.ndarray | None:
+    """Set the scores ``mask`` or ``bias`` hides to ``-inf``, in place; return the checked bias (or None).
+
+    A key is hidden where ``mask`` is False or ``bias`` is ``-inf``; every
+    query must keep at least one key.
+    """
+    allowed = None if mask is None else as_mask(mask, scores.shape)
+    penalty = None if bias is None else _as_bias(bias, scores.shape)
+    if penalty is not None:
+        allowed = np.isfinite(penalty) if allowed is None else allowed & np.isfinite(penalty)
+    if allowed is not None:
+        _check_rows(allowed, "mask" if bias is None else "mask and bias")
+        scores[~allowed] = -np.inf  # masked keys get weight 0
+    return penalty
 
 
 def _check_qkv(Q, K, V, temperature):

@@ -35,7 +35,7 @@ MAX_SPREAD = 1e154
 #: (1.8e308); any positions within :data:`MAX_SPREAD` reach it with ``delta = 0``.
 MAX_REACH = 6.7e153
 #: The head refuses inputs on which its rounding could move a row of weights by
-#: more than this in total: the bound is ``4 eta (1 - max_j w_ij)``, with
+#: more than this in total: the bound is ``4 eta (1 - max_j a_ij)``, with
 #: ``eta = 16 eps (max|p - p_mid| + |delta|)**2 / tau`` bounding the rounding of every scaled score
 #: (``eps`` the double precision, ``p_mid`` the centre of :func:`centre_positions`;
 #: see ``_check_rounding``).
@@ -137,15 +137,24 @@ def gaussian_head_weights(d_k=3, offset=0.0):
     W_V : ndarray, shape (4, 1)
         ``W_V`` copies the signal column, so the head averages the signal.
     """
-    if isinstance(d_k, bool) or not isinstance(d_k, int | np.integer) or d_k not in (2, 3):
+    whole = isinstance(d_k, int | np.integer) and not isinstance(d_k, bool)
+    if not whole or d_k not in (2, 3):
         raise ValueError(f"d_k must be 3 or 2, got {d_k!r}")
     delta = _as_offset(offset)
     r2 = np.sqrt(2.0)
-    # Columns of W_Q: sqrt(2) (p + delta), -(p + delta)**2 = -p**2 - 2 delta p - delta**2, 1.
-    W_Q = np.array([[0, 0, 0], [r2, -2 * delta, 0], [0, -1, 0], [r2 * delta, -delta**2, 1]], dtype=float)
-    W_K = np.array([[0, 0, 0], [r2, 0, 0], [0, 0, -1], [0, 1, 0]], dtype=float)
-    W_V = np.array([[1], [0], [0], [0]], dtype=float)
-    keep = [0, 1, 2] if d_k == 3 else [0, 2]  # d_k = 2: drop the term -(p_i + delta)**2 of the query alone
+    # One row per feature s, p, p**2, 1. The query's columns:
+    # sqrt(2) (p + delta), -(p + delta)**2 = -p**2 - 2 delta p - delta**2, 1
+    W_Q = np.array([[0, 0, 0],
+                    [r2, -2 * delta, 0],
+                    [0, -1, 0],
+                    [r2 * delta, -delta**2, 1]], dtype=float)
+    W_K = np.array([[0, 0, 0],
+                    [r2, 0, 0],
+                    [0, 0, -1],
+                    [0, 1, 0]], dtype=float)
+    W_V = np.array([[1], [0], [0], [0]], dtype=float)  # copies the signal
+    # d_k = 2 drops the query's own term, -(p_i + delta)**2
+    keep = [0, 1, 2] if d_k == 3 else [0, 2]
     return W_Q[:, keep], W_K[:, keep], W_V
 
 
@@ -225,7 +234,7 @@ def gaussian_head(signal, positions, temperature, *, offset=0.0, mask=None):
         of the positions and the offset).
     """
     tau = as_temperature(temperature, "temperature")
-    p = centre_positions(positions)  # (n,): the scores depend on p_i - p_j only
+    p = centre_positions(positions)  # (n,): scores depend on p_i - p_j only
     memory.require_matrix(p.size, p.size, "positions")
     X = positional_features(signal, p)  # (n, 4)
     delta = _as_offset(offset)
@@ -286,12 +295,12 @@ def _check_rounding(centred, temperature, weights, offset=0.0) -> None:
     each rounded to ``eps`` of its size (``eps`` = 2.2e-16), so every scaled
     score is off by at most
 
-    .. math:: \eta = 16\, \varepsilon P^2 / \tau
+    .. math:: \eta = 16\, \text{eps}\, P^2 / \tau
 
     (16 covers the roundings of the projections and of the sum; the worst
     case measured over random positions is about 10). Perturbing the scaled
     scores by at most ``eta`` moves row ``i`` of a softmax by at most
-    ``4 eta (1 - max_j w_ij)`` in total, to first order: rows that attend
+    ``4 eta (1 - max_j a_ij)`` in total, to first order: rows that attend
     to a single key (small temperatures) are safe even when ``eta`` is not
     tiny. Beyond ``eta = 1e-3`` the first order is not trusted.
 

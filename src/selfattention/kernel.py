@@ -73,24 +73,35 @@ def nadaraya_watson(x_query, x, y, bandwidth):
     weights : ndarray, shape (m, n)
         Normalised kernel weights; row ``i`` sums to 1.
     """
+    xq, x, y, h = _as_samples(x_query, x, y, bandwidth)
+    memory.require_matrix(xq.size, x.size, "x_query and x")
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        d = finite_result(np.abs(xq[:, None] - x[None, :]), _FAR)  # (m, n)
+        d_min = d.min(axis=1, keepdims=True)  # (m, 1): the nearest sample
+        # log K_h(d) - log K_h(d_min) = -(d**2 - d_min**2) / (2 h**2),
+        # factored so that it cannot overflow
+        log_k = -0.5 * ((d - d_min) / h) * (d / h + d_min / h)
+        log_k[d == d_min] = 0.0  # the nearest sample gets exp(0) = 1
+        k = np.exp(log_k)  # (m, n)
+        weights = k / k.sum(axis=1, keepdims=True)
+        # an average of y lies within y's range, whatever the rounding
+        estimate = np.clip(weights @ y, y.min(), y.max())
+    return estimate, weights
+
+
+#: What :func:`nadaraya_watson` says when a distance leaves the double range.
+_FAR = "x_query and x: a distance overflows"
+
+
+def _as_samples(x_query, x, y, bandwidth):
+    """:func:`nadaraya_watson`'s arguments checked: three 1-D arrays (``x`` and ``y`` alike, not empty), ``h > 0``."""
     xq = as_array(x_query, "x_query", ndim=1)
     x = as_array(x, "x", ndim=1)
     y = as_array(y, "y", ndim=1)
     same_length(x, y, "x", "y")
     if x.size == 0:
         raise ValueError("x must hold at least one sample")
-    h = as_temperature(bandwidth, "bandwidth")
-    memory.require_matrix(xq.size, x.size, "x_query and x")
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        d = finite_result(np.abs(xq[:, None] - x[None, :]), "x_query and x: a distance overflows")  # (m, n)
-        d_min = d.min(axis=1, keepdims=True)  # (m, 1): the nearest sample
-        # log K_h(d) - log K_h(d_min) = -(d**2 - d_min**2) / (2 h**2), factored so that it cannot overflow
-        log_k = -0.5 * ((d - d_min) / h) * (d / h + d_min / h)
-        log_k[d == d_min] = 0.0  # the nearest sample gets exp(0) = 1
-        k = np.exp(log_k)  # (m, n)
-        weights = k / k.sum(axis=1, keepdims=True)
-        estimate = np.clip(weights @ y, y.min(), y.max())  # an average of y lies within y's range
-    return estimate, weights
+    return xq, x, y, as_temperature(bandwidth, "bandwidth")
 
 
 def temperature_to_bandwidth(temperature) -> float:
@@ -123,7 +134,8 @@ def candidate_temperatures(candidates=None) -> np.ndarray:
     return DEFAULT_CANDIDATES if candidates is None else as_temperatures(candidates, "candidates")
 
 
-def leave_one_out_scores(signal, positions, candidates=None, *, kernel="gaussian") -> np.ndarray:
+def leave_one_out_scores(signal, positions, candidates=None, *,
+                         kernel="gaussian") -> np.ndarray:
     r"""Leave-one-out error of the masked head for many temperatures at once.
 
     Leave-one-out predicts every sample from all the others: it is the
@@ -162,27 +174,38 @@ def leave_one_out_scores(signal, positions, candidates=None, *, kernel="gaussian
     scores : ndarray, shape (m,) or (k, m)
         ``scores[..., t]`` is the leave-one-out mean squared error at ``candidates[t]``.
     """
-    s = as_array(signal, "signal")
-    if s.ndim not in (1, 2) or s.shape[-1] < 2:
-        raise ValueError(f"signal must have shape (n,) or (k, n) with n >= 2, got {s.shape}")
+    s = _as_signals(signal)  # (n,) or (k, n)
     taus = candidate_temperatures(candidates)
     kernel = as_choice(kernel, "kernel", KERNELS)
-    scale = power_of_two(np.abs(s).max())  # scores scale as signal**2: compute them on signal / scale
-    S = np.atleast_2d(s) / scale  # (k, n), exactly
-    scores = _masked_scores(positions, S.shape[1], kernel)  # (n, n): row maxima 0, -inf on the diagonal
-    out = np.empty((S.shape[0], taus.size))  # (k, m)
-    step = max(1, _BLOCK // scores.size)
+    # errors scale as signal**2: compute them on signal / scale, exactly
+    scale = power_of_two(np.abs(s).max())
+    S = np.atleast_2d(s) / scale  # (k, n)
+    # (n, n): row maxima 0, and -inf on the diagonal: no token sees itself
+    scores = _masked_scores(positions, S.shape[1], kernel)
+    errors = np.empty((S.shape[0], taus.size))  # (k, m)
+    step = max(1, _BLOCK // scores.size)  # candidates per batch
     with np.errstate(over="ignore", under="ignore"):
         for start in range(0, taus.size, step):
             block = taus[start : start + step]  # (c,)
             weights = scores / block[:, None, None]  # (c, n, n)
             np.exp(weights, out=weights)  # the softmax's numerators
-            prediction = (weights @ S.T) / weights.sum(axis=-1)[..., None]  # (c, n, k)
-            out[:, start : start + step] = np.mean((S.T - prediction) ** 2, axis=1).T
-        out *= scale  # twice, so that a zero error stays 0
-        out *= scale
-    finite_result(out, f"signal: its leave-one-out errors overflow the double range (|signal| up to {scale:.3g})")
-    return out[0] if s.ndim == 1 else out
+            total = weights.sum(axis=-1)[..., None]  # (c, n, 1)
+            prediction = (weights @ S.T) / total  # (c, n, k)
+            squared = (S.T - prediction) ** 2  # (c, n, k)
+            errors[:, start : start + step] = np.mean(squared, axis=1).T
+        errors *= scale  # twice, so that a zero error stays 0
+        errors *= scale
+    finite_result(errors, "signal: its leave-one-out errors overflow the "
+                  f"double range (|signal| up to {scale:.3g})")
+    return errors[0] if s.ndim == 1 else errors
+
+
+def _as_signals(signal) -> np.ndarray:
+    """``signal`` checked: shape (n,) or (k, n), with n >= 2."""
+    s = as_array(signal, "signal")
+    if s.ndim not in (1, 2) or s.shape[-1] < 2:
+        raise ValueError(f"signal must have shape (n,) or (k, n) with n >= 2, got {s.shape}")
+    return s
 
 
 def _masked_scores(positions, n: int, kernel: str = "gaussian") -> np.ndarray:

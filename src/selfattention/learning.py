@@ -114,22 +114,27 @@ def backprop(W_Q, W_K, X, v, targets, *, masked):
         On bad input, if the (n_signals, n, n) arrays need more memory than
         :mod:`selfattention.memory` allows, or if the loss or its gradient overflows.
     """
-    W_Q, W_K, X, v, targets, masked = _checked_batch(W_Q, W_K, X, v, targets, masked)
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported by name below
+    W_Q, W_K, X, v, targets, masked = _checked_batch(
+        W_Q, W_K, X, v, targets, masked
+    )
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow: named below
         Q, K = X @ W_Q, X @ W_K  # (n_signals, n, d_k) each
         E = Q @ K.transpose(0, 2, 1)  # (n_signals, n, n): e_ij = q_i . k_j
-        if masked:
-            E[:, np.arange(E.shape[1]), np.arange(E.shape[1])] = -np.inf  # no token predicts itself
+        if masked:  # no token predicts itself
+            diagonal = np.arange(E.shape[1])
+            E[:, diagonal, diagonal] = -np.inf
         E -= E.max(axis=-1, keepdims=True)
         A = np.exp(E, out=E)  # (n_signals, n, n)
         A /= A.sum(axis=-1, keepdims=True)  # a_ij = softmax_j(e_ij)
         output = (A @ v[..., None])[..., 0]  # (n_signals, n)
         error = output - targets  # (n_signals, n)
-        dE = A * (v[:, None, :] - output[..., None])  # (n_signals, n, n): a_ij (v_j - output_i)
+        dE = A * (v[:, None, :] - output[..., None])  # a_ij (v_j - output_i)
         dE *= (2 * error / error.size)[..., None]  # dL/de_ij
         X2 = X.reshape(-1, X.shape[-1])  # (n_signals n, d)
-        dW_Q = X2.T @ (dE @ K).reshape(-1, K.shape[-1])  # (d, d_k) = sum over signals of X^T dL/dE K
-        dW_K = X2.T @ (dE.transpose(0, 2, 1) @ Q).reshape(-1, Q.shape[-1])  # (d, d_k)
+        # (d, d_k) each: the sums over the signals of X^T dL/dE K and
+        # of X^T (dL/dE)^T Q
+        dW_Q = X2.T @ (dE @ K).reshape(-1, K.shape[-1])
+        dW_K = X2.T @ (dE.transpose(0, 2, 1) @ Q).reshape(-1, Q.shape[-1])
         loss = float(np.mean(error**2))
     return _finite_loss(loss, dW_Q, dW_K)
 
@@ -177,8 +182,8 @@ def loo_loss_and_grad(W_Q, W_K, X, y):
 def numerical_gradient(W_Q, W_K, X, y, targets=None, *, step=1e-6):
     r"""Central finite differences of the loss: an independent check of the hand-derived gradient.
 
-    Each entry ``w`` of ``W_Q`` and ``W_K`` gets
-    :math:`(L(w + \Delta) - L(w - \Delta)) / (2\Delta)`, with every other entry fixed.
+    Each entry :math:`\theta` of ``W_Q`` and ``W_K`` gets
+    :math:`(L(\theta + \Delta) - L(\theta - \Delta)) / (2\Delta)`, with every other entry fixed.
 
     Parameters
     ----------

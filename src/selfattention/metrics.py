@@ -67,15 +67,17 @@ def entropy(weights) -> np.ndarray:
 def jacobian_norm(weights) -> np.ndarray:
     r"""How strongly each row of weights responds to its scores: the size of the softmax's derivative.
 
-    For a row :math:`a = \operatorname{softmax}(e)` the derivative of the
-    weights by the scores is :math:`J = \operatorname{diag}(a) - a^\top a`
-    (``a`` a row); its Frobenius norm is
+    For row :math:`i`, the weights :math:`a_{ij} = \operatorname{softmax}_j(e_{ij})`,
+    the derivative of the weights by the scores is the matrix
+    :math:`\operatorname{diag}(a_{i\cdot}) - a_{i\cdot}^\top a_{i\cdot}`, whose
+    Frobenius norm is
 
-    .. math:: \|J\|_F = \sqrt{\textstyle\sum_j a_j^2 - 2 \sum_j a_j^3 + \big(\sum_j a_j^2\big)^2}.
+    .. math:: \big\|\operatorname{diag}(a_{i\cdot}) - a_{i\cdot}^\top a_{i\cdot}\big\|_F
+        = \sqrt{\textstyle\sum_j a_{ij}^2 - 2 \sum_j a_{ij}^3 + \big(\sum_j a_{ij}^2\big)^2}.
 
     It is 0 for a one-hot row (the softmax is saturated: a small change of
     the scores moves no weight) and ``sqrt((1 - 1/n) / n)`` for ``n`` equal
-    weights. The sum over pairs, :math:`(\sum_j a_j^2)^2 - \sum_j a_j^4`, is
+    weights. The sum over pairs, :math:`(\sum_j a_{ij}^2)^2 - \sum_j a_{ij}^4`, is
     taken apart around the largest weight, so that a nearly one-hot row loses
     no precision to cancellation.
 
@@ -167,8 +169,8 @@ def most_attended(weights) -> np.ndarray:
 def row_moments(weights, positions) -> tuple[np.ndarray, np.ndarray]:
     r"""Where each row's weight sits in position, and how widely it spreads.
 
-    .. math:: \mu_i = \sum_j a_{ij}\, p_j, \qquad
-        \operatorname{spread}_i = \Big(\sum_j a_{ij}\, (p_j - \mu_i)^2\Big)^{1/2}
+    .. math:: \operatorname{centre}_i = \sum_j a_{ij}\, p_j, \qquad
+        \operatorname{spread}_i = \Big(\sum_j a_{ij}\, (p_j - \operatorname{centre}_i)^2\Big)^{1/2}
 
     For a row that is a whole Gaussian of standard deviation ``h`` centred on
     ``c``, these are about ``c`` and ``h``; cut by an end of the interval, the

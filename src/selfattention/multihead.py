@@ -32,7 +32,10 @@ from .head import _as_offset, centre_positions, gaussian_head_weights, positiona
 class Head:
     r"""One attention head: its projections and its temperature.
 
-    .. math:: \text{head}(X) = \operatorname{softmax}\!\big((X W_Q)(X W_K)^\top / \tau\big)\, X W_V
+    .. math:: \text{head}_1(X) = \operatorname{softmax}\!\big((X W_Q^{(1)})(X W_K^{(1)})^\top / \tau^{(1)}\big)\,
+        X W_V^{(1)}
+
+    for head 1 of a layer, and so on.
 
     Attributes
     ----------
@@ -40,7 +43,8 @@ class Head:
     W_K : ndarray, shape (d_model, d_k)
     W_V : ndarray, shape (d_model, d_v)
     temperature : float
-        ``tau > 0``, the divisor of the scores.
+        ``tau > 0``, the divisor of the scores: a normal double (at least
+        the smallest, 2.2e-308), as every temperature of the package.
 
     The arrays are stored as read-only float copies, so a head cannot change
     after it is made.
@@ -60,7 +64,7 @@ class Head:
             frozen = np.array(value, dtype=float)  # a copy of its own
             frozen.flags.writeable = False
             object.__setattr__(self, name, frozen)
-        object.__setattr__(self, "temperature", as_positive_scalar(self.temperature, "temperature"))
+        object.__setattr__(self, "temperature", as_temperature(self.temperature, "temperature"))
 
     @property
     def d_model(self) -> int:
@@ -72,8 +76,11 @@ class Head:
         """The width of the head's output."""
         return self.W_V.shape[1]
 
-    def __call__(self, X):
+    def __call__(self, X, mask=None):
         """Run the head on tokens ``X``, shape (n, d_model).
+
+        ``mask``, shape (n, n), optional, is :func:`~selfattention.core.attention`'s
+        (``causal_mask(n)`` for a head that may not look ahead).
 
         Returns
         -------
@@ -82,7 +89,8 @@ class Head:
         """
         X = _as_tokens(X, self.d_model)
         with np.errstate(over="ignore", invalid="ignore"), naming("X", "Q", "K", "V"):  # attention names overflows
-            return attention(X @ self.W_Q, X @ self.W_K, X @ self.W_V, self.temperature)  # (n, d_v), (n, n)
+            return attention(X @ self.W_Q, X @ self.W_K, X @ self.W_V, self.temperature,
+                             mask=mask)  # (n, d_v), (n, n)
 
 
 def offset_head(offset, temperature) -> Head:
@@ -127,6 +135,10 @@ def signal_tokens(signal, positions) -> np.ndarray:
     return positional_features(signal, centre_positions(positions))  # (n, 4)
 
 
+#: What :func:`multi_head` says when its output leaves the double range.
+_LAYER_OVERFLOW = "X and W_O: the layer's output overflows the double range"
+
+
 def multi_head(X, heads, W_O) -> np.ndarray:
     r"""Multi-head attention: the heads' outputs side by side, times the output projection.
 
@@ -152,7 +164,7 @@ def multi_head(X, heads, W_O) -> np.ndarray:
     W_O = _as_output_projection(W_O, concat.shape[1])  # (M d_v, d_out)
     with np.errstate(over="ignore", invalid="ignore"):
         output = concat @ W_O  # (n, d_out)
-    return finite_result(output, "X and W_O: the layer's output overflows the double range")
+    return finite_result(output, _LAYER_OVERFLOW)
 
 
 def head_outputs(X, heads) -> np.ndarray:
@@ -240,8 +252,10 @@ def _as_tokens(X, d_model: int) -> np.ndarray:
 def derivative_layer(offset, temperature):
     r"""Two offset heads and the output projection that make a derivative: a central difference.
 
-    .. math:: \text{output}_i = \frac{\text{head}_{+\delta}(X)_i - \text{head}_{-\delta}(X)_i}{2 \delta}
-        \approx \frac{f(p_i + \delta) - f(p_i - \delta)}{2 \delta} \approx f'(p_i)
+    .. math:: \text{output}_i = \frac{\text{head}_1(X)_i - \text{head}_2(X)_i}{2 \delta}
+        \approx \frac{\bar f(p_i + \delta) - \bar f(p_i - \delta)}{2 \delta} \approx f'(p_i),
+
+    with head 1 at the offset ``+delta`` and head 2 at ``-delta``.
 
     Parameters
     ----------
@@ -265,9 +279,11 @@ def derivative_layer(offset, temperature):
 def curvature_layer(offset, temperature):
     r"""Three offset heads and the output projection that make a second derivative: a second difference.
 
-    .. math:: \text{output}_i = \frac{\text{head}_{-\delta}(X)_i - 2\, \text{head}_{0}(X)_i
-        + \text{head}_{+\delta}(X)_i}{\delta^2}
-        \approx \frac{\bar f(p_i - \delta) - 2 \bar f(p_i) + \bar f(p_i + \delta)}{\delta^2} \approx f''(p_i)
+    .. math:: \text{output}_i = \frac{\text{head}_1(X)_i - 2\, \text{head}_2(X)_i
+        + \text{head}_3(X)_i}{\delta^2}
+        \approx \frac{\bar f(p_i - \delta) - 2 \bar f(p_i) + \bar f(p_i + \delta)}{\delta^2} \approx f''(p_i),
+
+    with heads 1, 2 and 3 at the offsets ``-delta``, 0 and ``+delta``.
 
     The rows of the layer's weights sum to 0 (a constant has no curvature),
     and, where the three bands lie inside the signal, so do their first

@@ -39,6 +39,7 @@ import numpy as np
 
 from . import memory
 from ._validation import (
+    TINY,
     as_array,
     as_count,
     as_nonnegative_scalar,
@@ -100,9 +101,11 @@ def sinusoidal_head_weights(amplitudes):
         ``W_V`` copies the signal, the first column of the token.
     """
     xi = _as_amplitudes(amplitudes)
-    root = np.repeat(np.sqrt(np.abs(xi)), 2)  # (2F,): one entry per coordinate of the pairs
-    W_K = np.vstack([np.zeros((1, root.size)), np.diag(root)])  # (1 + 2F, 2F): the signal row is 0
-    W_Q = W_K * np.repeat(np.sign(xi), 2)  # the sign of xi_n rides on the query
+    # (2F,): sqrt|xi_n| for both coordinates of the pair of frequency n
+    root = np.repeat(np.sqrt(np.abs(xi)), 2)
+    # (1 + 2F, 2F): the signal's row is 0, the encoding's rows the diagonal
+    W_K = np.vstack([np.zeros((1, root.size)), np.diag(root)])
+    W_Q = W_K * np.repeat(np.sign(xi), 2)  # the sign of xi_n rides on q
     W_V = np.zeros((root.size + 1, 1))
     W_V[0, 0] = 1.0
     return W_Q, W_K, W_V
@@ -178,17 +181,27 @@ def rotate(vectors, positions, frequencies) -> np.ndarray:
     V = as_array(vectors, "vectors", ndim=2)
     (p,) = as_series(positions=positions)
     omega = _as_frequencies(frequencies)
-    if V.shape != (p.size, 2 * omega.size):
-        raise ValueError(f"vectors must have shape (len(positions), 2 len(frequencies)) = "
-                         f"{(p.size, 2 * omega.size)}, got {V.shape}")
-    angles = _angles(p, omega)  # (n, F)
+    _check_pairs(V, p, omega)
+    angles = _angles(p, omega)  # (n, F): omega_n p_i
     cos, sin = np.cos(angles), np.sin(angles)
-    first, second = V[:, 0::2], V[:, 1::2]  # (n, F) each: the two coordinates of every pair
+    # (n, F) each: the two coordinates of every pair
+    first, second = V[:, 0::2], V[:, 1::2]
     rotated = np.empty_like(V)  # (n, 2F)
     with np.errstate(over="ignore", invalid="ignore"):
         rotated[:, 0::2] = first * cos - second * sin
         rotated[:, 1::2] = first * sin + second * cos
-    return finite_result(rotated, "vectors: a rotated coordinate overflows the double range")
+    return finite_result(rotated, _ROTATED_OVERFLOW)
+
+
+#: What :func:`rotate` says when a rotated coordinate leaves the double range.
+_ROTATED_OVERFLOW = "vectors: a rotated coordinate overflows the double range"
+
+
+def _check_pairs(V: np.ndarray, p: np.ndarray, omega: np.ndarray) -> None:
+    """Refuse ``vectors`` unless they hold one pair of coordinates per frequency for each position."""
+    if V.shape != (p.size, 2 * omega.size):
+        raise ValueError(f"vectors must have shape (len(positions), 2 len(frequencies)) = "
+                         f"{(p.size, 2 * omega.size)}, got {V.shape}")
 
 
 def rotary_head_weights(amplitudes):
@@ -219,7 +232,8 @@ def rotary_head_weights(amplitudes):
     """
     xi = _as_amplitudes(amplitudes)
     W_K = np.zeros((2, 2 * xi.size))
-    W_K[1, 0::2] = np.sqrt(np.abs(xi))  # the constant feature, to the first coordinate of each pair
+    # the constant feature, to the first coordinate of each pair
+    W_K[1, 0::2] = np.sqrt(np.abs(xi))
     W_Q = W_K.copy()
     W_Q[1, 0::2] *= np.sign(xi)
     return W_Q, W_K, np.array([[1.0], [0.0]])
@@ -308,15 +322,23 @@ def alibi_head(signal, positions, slope, *, mask=None):
     """
     s, p = as_series(signal=signal, positions=positions)
     memory.require_matrix(p.size, p.size, "positions")
-    centred = centre_positions(p)  # (n,): the distances as accurate as the spread allows
+    # (n,): centred, the distances are as accurate as the spread allows
+    centred = centre_positions(p)
     zeta = as_nonnegative_scalar(slope, "slope")
     X = s[:, None]  # (n, 1): the token is the sample
     zero = np.zeros((1, 1))  # W_Q = W_K = 0: no query-key score at all
-    output, weights = attention(X @ zero, X @ zero, X, 1.0, mask=mask, bias=alibi_bias(centred, zeta))
+    bias = alibi_bias(centred, zeta)  # (n, n): -zeta |p_i - p_j|
+    output, weights = attention(X @ zero, X @ zero, X, 1.0, mask=mask,
+                                bias=bias)
+    _check_alibi_rounding(centred, zeta, weights, np.ptp(p))
+    return output[:, 0], weights  # (n,), (n, n)
+
+
+def _check_alibi_rounding(centred, zeta: float, weights, span: float) -> None:
+    """Refuse a slope for which the rounding of the distances could move :func:`alibi_head`'s weights."""
     with np.errstate(over="ignore"):  # each |p_i - p_j| is off by at most 3 eps P, times zeta
         eta = 4 * _EPS * zeta * float(np.max(np.abs(centred)))
-    _refuse(eta, weights, f"slope {zeta:.3g} is too large for positions spanning {np.ptp(p):.3g}")
-    return output[:, 0], weights  # (n,), (n, n)
+    _refuse(eta, weights, f"slope {zeta:.3g} is too large for positions spanning {span:.3g}")
 
 
 def gaussian_amplitude(frequency, temperature) -> float:
@@ -339,12 +361,23 @@ def gaussian_amplitude(frequency, temperature) -> float:
     Returns
     -------
     float
+
+    Raises
+    ------
+    ValueError
+        Naming frequency and temperature when ``xi`` overflows, or underflows
+        below the smallest normal double (a zero amplitude would make the
+        head uniform).
     """
     omega = as_temperature(frequency, "frequency")
     tau = as_temperature(temperature, "temperature")
     with np.errstate(over="ignore"):
         xi = np.float64(2.0) / tau / omega / omega  # divided in turn: omega**2 alone may underflow to 0
-    return float(finite_result(xi, "frequency and temperature: the amplitude 2 / (tau omega**2) overflows"))
+    finite_result(xi, "frequency and temperature: the amplitude 2 / (tau omega**2) overflows")
+    if xi < TINY:  # 0 or subnormal: a zero amplitude makes the head uniform, a subnormal one has lost its digits
+        raise ValueError(f"frequency and temperature: the amplitude 2 / (tau omega**2) underflows below {TINY:.6g} "
+                         f"(the smallest normal double) at frequency {omega:.6g} and temperature {tau:.6g}")
+    return float(xi)
 
 
 def alias_free_frequency(positions) -> float:
@@ -457,7 +490,7 @@ def _check_cosine_rounding(centred, omega, xi, weights) -> None:
     square roots, the products and the sum of ``2F`` terms, every score is
     off by at most
 
-    .. math:: \eta = (8 + 2F)\, \varepsilon \sum_n |\xi_n| (1 + \omega_n P).
+    .. math:: \eta = (8 + 2F)\, \text{eps} \sum_n |\xi_n| (1 + \omega_n P).
     """
     with np.errstate(over="ignore", invalid="ignore"):
         P = float(np.max(np.abs(centred)))

@@ -43,9 +43,9 @@ def noisy_sine(n, sigma, *, periods=1, rng=None):
     r"""A sine sampled at ``n`` evenly spaced positions, plus Gaussian noise.
 
     .. math:: s_i = f(p_i) + \sigma z_i, \qquad f(p) = \sin(2 \pi \cdot \text{periods} \cdot p), \qquad
-        p_i = \frac{i}{n - 1},\quad z_i \sim \mathcal N(0, 1)
+        p_i = \frac{i - 1}{N - 1},\quad z_i \sim \mathcal{N}(0, 1)
 
-    (0-based ``i``).
+    (``N = n``; ``i`` counts the entries from 1).
 
     Parameters
     ----------

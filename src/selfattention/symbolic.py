@@ -298,13 +298,20 @@ def symbolic_offset_projections():
         In the symbol :data:`delta`.
     W_K : sympy.Matrix, shape (4, 3)
     """
-    (W_m, K), (W_0, _), (W_p, _) = (gaussian_head_weights(offset=d)[:2] for d in (-1.0, 0.0, 1.0))
+    # W_Q at the offsets -1, 0 and +1; W_K does not depend on the offset
+    (W_m, W_K), (W_0, _), (W_p, _) = (gaussian_head_weights(offset=d)[:2]
+                                      for d in (-1.0, 0.0, 1.0))
+    # W_Q(delta) = W_0 + delta W_1 + delta**2 W_2 through the three
     W_1, W_2 = (W_p - W_m) / 2, (W_p + W_m) / 2 - W_0  # (4, 3) each
-    check = 2.5
-    if not np.allclose(gaussian_head_weights(offset=check)[0], W_0 + check * W_1 + check**2 * W_2, rtol=0, atol=1e-12):
-        raise AssertionError("gaussian_head_weights' W_Q is not a polynomial of degree 2 in the offset")
-    W_Q = exact_matrix(W_0, name="W_Q") + delta * exact_matrix(W_1, name="W_Q")
-    return W_Q + delta**2 * exact_matrix(W_2, name="W_Q"), exact_matrix(K, name="W_K")
+    check = 2.5  # a fourth offset
+    fitted = W_0 + check * W_1 + check**2 * W_2
+    if not np.allclose(gaussian_head_weights(offset=check)[0], fitted,
+                       rtol=0, atol=1e-12):
+        raise AssertionError("gaussian_head_weights' W_Q is not a "
+                             "polynomial of degree 2 in the offset")
+    W_0, W_1, W_2 = (exact_matrix(term, name="W_Q")
+                     for term in (W_0, W_1, W_2))
+    return W_0 + delta * W_1 + delta**2 * W_2, exact_matrix(W_K, name="W_K")
 
 
 def symbolic_offset_score():

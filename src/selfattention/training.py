@@ -2,16 +2,16 @@ r"""Training a head's projections: gradient descent and Adam, written out.
 
 Each step moves ``W_Q`` and ``W_K`` against the gradient of the head's loss
 (:func:`~selfattention.learning.backprop`). Plain gradient descent steps by
-:math:`\eta` times the gradient. Adam keeps, for every entry, running means
-of its gradient :math:`g` and of :math:`g^2`,
+:math:`\eta` times the gradient. Adam keeps, for every entry :math:`\theta`,
+running means of its gradient and of the gradient's square, at step :math:`t`
 
-.. math:: m_t = \beta_1 m_{t-1} + (1 - \beta_1) g_t, \qquad
-    v_t = \beta_2 v_{t-1} + (1 - \beta_2) g_t^2,
+.. math:: \text{mean}_t = 0.9\, \text{mean}_{t-1} + 0.1\, \frac{\partial L}{\partial \theta}, \qquad
+    \text{square}_t = 0.999\, \text{square}_{t-1} + 0.001\, \Big(\frac{\partial L}{\partial \theta}\Big)^2,
 
-corrects their start at 0 (:math:`\hat m_t = m_t / (1 - \beta_1^t)`,
-:math:`\hat v_t = v_t / (1 - \beta_2^t)`) and steps by
-:math:`\eta\, \hat m_t / (\sqrt{\hat v_t} + 10^{-8})`: about :math:`\eta`
-per entry, whatever the size of its gradient.
+corrects their start at 0 (it divides them by :math:`1 - 0.9^t` and
+:math:`1 - 0.999^t`) and steps by :math:`\eta` times the corrected mean over
+the square root of the corrected square plus :math:`10^{-8}`: about
+:math:`\eta` per entry, whatever the size of its gradient.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from ._validation import (
     as_rng,
     as_sequence,
     as_token_batch,
+    as_token_ids,
     finite_result,
     naming,
 )
@@ -171,3 +172,89 @@ def _optimizer(name, eta):
         return eta * (m / (1 - beta1 ** (t + 1))) / (np.sqrt(s / (1 - beta2 ** (t + 1))) + eps)
 
     return update
+
+
+@dataclass(frozen=True)
+class CircuitFit:
+    """A trained circuit of layers (:mod:`~selfattention.circuit_learning`).
+
+    Attributes
+    ----------
+    weights : list of tuples (W_Q, W_K, W_V, W_O)
+        The learned projections, one tuple per layer.
+    losses : ndarray, shape (steps,)
+        ``losses[t]``: the loss on batch ``t``, before step ``t`` changed the weights.
+    checkpoints : dict of int -> list of tuples
+        The weights after each requested number of steps.
+    """
+
+    weights: list
+    losses: np.ndarray
+    checkpoints: dict = field(default_factory=dict)
+
+
+def fit_circuit(batches, vocabulary, *, layers=2, d_head=None, learning_rate=0.02, init_scale=0.1,
+                checkpoints=(), rng=None) -> CircuitFit:
+    r"""Train a circuit of heads from small random projections, one batch of sequences a step, with Adam.
+
+    Parameters
+    ----------
+    batches : array_like of int, shape (steps, count, n)
+        The sequences of each step.
+    vocabulary : int
+    layers : int
+        The number of layers, one head each.
+    d_head : int, optional
+        ``d_k = d_v`` of every head; ``vocabulary`` when omitted.
+    learning_rate, init_scale, rng
+        As in :func:`fit_head`.
+    checkpoints : sequence of int
+        Numbers of steps after which to keep a copy of the weights.
+
+    Returns
+    -------
+    CircuitFit
+    """
+    from .circuit_learning import circuit_backprop
+    from .tokens import Stream, residual_stream
+
+    stream = Stream(vocabulary)
+    ids = as_token_ids(batches, "batches", stream.vocabulary, ndim=(3,))
+    shape = _circuit_shapes(stream.d_model, as_count(layers, "layers"),
+                            stream.vocabulary if d_head is None else as_count(d_head, "d_head"))
+    W = _random_circuit(shape, layers, init_scale, rng)
+    update = _optimizer("adam", as_positive_scalar(learning_rate, "learning_rate"))
+    wanted, kept, losses = _steps_to_keep(checkpoints), {}, np.empty(len(ids))
+    for t in range(len(ids) + 1):
+        if t in wanted:
+            kept[t] = [tuple(w.copy() for w in layer) for layer in W]
+        if t == len(ids):
+            return CircuitFit([tuple(layer) for layer in W], losses, kept)
+        with naming("init_scale or learning_rate", "weights"):
+            losses[t], grads = circuit_backprop(W, residual_stream(ids[t], vocabulary), ids[t])
+        W = _updated(W, grads, lambda key, g, t=t: update(t, key, g), t)
+
+
+def _random_circuit(shape, layers: int, init_scale, rng) -> list[list[np.ndarray]]:
+    """Each layer's (W_Q, W_K, W_V, W_O), entries drawn from N(0, init_scale**2)."""
+    gen, scale = as_rng(rng), as_positive_scalar(init_scale, "init_scale")
+    with np.errstate(over="ignore"):
+        return [[finite_result(scale * gen.standard_normal(s), "init_scale: the initial projections overflow")
+                 for s in shape] for _ in range(layers)]
+
+
+def _updated(W, grads, step, t: int) -> list[list[np.ndarray]]:
+    """Every projection moved by ``step((layer, index), gradient)``; refused by name if one overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        W = [[w - step((k, m), g) for m, (w, g) in enumerate(zip(layer, layer_grads, strict=True))]
+             for k, (layer, layer_grads) in enumerate(zip(W, grads, strict=True))]
+    finite_result(np.concatenate([w.ravel() for layer in W for w in layer]),
+                  f"learning_rate: training diverged (the projections overflow at step {t + 1})")
+    return W
+
+
+def _circuit_shapes(d_model: int, layers: int, d_head: int) -> list[tuple[int, int]]:
+    """The shapes of one layer's (W_Q, W_K, W_V, W_O), after checking the memory Adam needs."""
+    memory.require(8 * 5 * layers * 4 * d_model * d_head, "d_head and layers",
+                   f"{layers} layers of heads of width {d_head} on a stream of width {d_model}")
+    return [(d_model, d_head), (d_model, d_head), (d_model, d_head), (d_head, d_model)]

@@ -16,6 +16,7 @@ import pytest
 
 import selfattention as sa
 from selfattention import defaults
+from selfattention.interactive.circuit_data import circuit_explorer_data
 from selfattention.interactive.explorer_data import (
     explorer_data,
     explorer_json,
@@ -70,16 +71,19 @@ def test_embedded_data_rebuild_the_books_signal_exactly(n, sigma):
 def test_every_key_is_read_by_the_javascript_or_the_fallback():
     """No dead keys: the JS reads ``this.data.<key>`` (or ``d.<key>`` after ``const d = this.data``).
 
-    It reads the keys of both kinds, the one head's and the layer's; ``layer``
-    picks the kind (``data.layer``, before an explorer exists).
+    It reads the keys of every kind, the one head's, the layer's and the
+    induction circuit's; ``layer`` picks the kind (``data.layer``, before an
+    explorer exists).
     """
     js = EXPLORER_JS.read_text()
     assert "const d = this.data;" in js and "KINDS[data.layer]" in js
     read = set(re.findall(r"this\.data\.(\w+)", js)) | set(re.findall(r"\bd\.(\w+_range)\b", js))
     head, layer = set(explorer_data()), set(layer_data("derivative"))
+    circuit = set(circuit_explorer_data())
     assert head <= read | {"seed"}  # the seed is read by fallback_series
     assert layer <= read | {"seed", "layer"}
-    assert read == (head | layer) - {"seed", "layer"}
+    assert circuit <= read | {"layer"}
+    assert read == (head | layer | circuit) - {"seed", "layer"}
 
 
 def test_json_round_trips_every_float_exactly():

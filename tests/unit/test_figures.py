@@ -244,12 +244,12 @@ def test_temperature_extremes_show_each_temperatures_weights_and_output(sine):
     taus = [1e-6, 0.01, 10.0]
     outputs, weights = head_at_temperatures(noisy, p, taus)
     fig = temperature_limits.plot_temperature_extremes(p, clean, noisy, taus, outputs, weights)
-    top, bottom = fig.axes[:3], fig.axes[3:]
+    left, right = fig.axes[0::2], fig.axes[1::2]  # one temperature a row: weights, then output
     for k in range(3):
-        np.testing.assert_array_equal(image(top[k]).get_array(), weights[k])
-        np.testing.assert_array_equal(bottom[k].lines[2].get_ydata(), outputs[k])
-    assert [ax.get_title() for ax in top] == ["$\\tau = 10^{-6}$", "$\\tau = 0.01$", "$\\tau = 10$"]
-    assert bottom[0].get_legend() is not None and bottom[1].get_legend() is None
+        np.testing.assert_array_equal(image(left[k]).get_array(), weights[k])
+        np.testing.assert_array_equal(right[k].lines[2].get_ydata(), outputs[k])
+    assert [ax.get_title() for ax in left] == ["$\\tau = 10^{-6}$", "$\\tau = 0.01$", "$\\tau = 10$"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["ground truth", "noisy input", "attention output"]
 
 
 def test_temperature_sweep_figure_puts_exact_zeros_at_the_floor(sine):
@@ -298,13 +298,14 @@ def test_power_law_figure_draws_every_measurement_and_fit():
     n, s = np.meshgrid(ns, sigmas, indexing="ij")
     best = {"whole": 0.3 * n**-0.5 * s, "interior": 0.5 * n**-0.4 * s**0.8}
     fits = {region: laws.fit_power_law(ns, sigmas, table) for region, table in best.items()}
-    ax_n, ax_s = power_laws.plot_power_laws(ns, sigmas, best, fits).axes
+    fig = power_laws.plot_power_laws(ns, sigmas, best, fits)
+    ax_n, ax_s = fig.axes
     points = [line for line in ax_n.lines if line.get_linestyle() == "None"]
     np.testing.assert_array_equal(np.sort(np.concatenate([line.get_ydata() for line in points])),  # as given
                                np.sort(np.concatenate([table.ravel() for table in best.values()])))
     fitted = [line for line in ax_s.lines if line.get_linestyle() == "-"]
     assert len(fitted) == len(best) * len(ns), "one fitted line per region and N"
-    assert "-0.50" in ax_s.get_legend().get_texts()[0].get_text()
+    assert "-0.50" in fig.legends[0].get_texts()[0].get_text()
 
 
 def test_edge_effect_figure_draws_the_mean_output_and_the_chosen_rows(sine):
@@ -429,7 +430,7 @@ def test_the_derivative_figure_calls_its_dots_exact_and_its_line_the_formula(sin
     noise, leading = 1 / offsets, 1.1 / offsets
     fig = multihead.plot_derivative(p, clean, output, p > 0.3, offsets, noise, leading, 0.05)
     ax_n = fig.axes[1]
-    assert [t.get_text() for t in ax_n.get_legend().get_texts()] == ["exact", "formula"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()][-2:] == ["exact", "formula"]
     np.testing.assert_array_equal(ax_n.lines[0].get_ydata(), noise)
     np.testing.assert_array_equal(ax_n.lines[1].get_ydata(), leading)
 
@@ -453,7 +454,28 @@ o, w = sa.gaussian_head(y, p, 0.01)
 taus = np.logspace(-6, 2, 5)
 ns, sigmas = [20, 40], [0.1, 0.2]
 best = {"whole": np.array([[1e-3, 2e-3], [7e-4, 1.4e-3]]), "interior": np.array([[2e-3, 3e-3], [1.5e-3, 2.4e-3]])}
+from selfattention.figures import approximate_heads as ah, cost as cf, induction as ind
+from selfattention import induction, tokens
+run = induction.run_circuit(tokens.from_text("abcabc"), induction.hand_built_circuit(26, 7))
+letters = tokens.to_text(tokens.from_text("abcabc"), start=True)
+ops = [[1.0, 10.0], [2.0, 0.1]]
+panel = {m: {"operations": np.array(ops[0]), "errors": np.array(ops[1])} for m in ("window", "fourier", "spread")}
+errors = {m: np.array([[0.3, 0.1], [0.2, 0.05]]) for m in ("fourier", "performer", "spread")}
 figures = [
+    cf.plot_quadratic_wall([10, 20], [400, 1600], [800, 3200], 15, [10, 20], [1.0, 4.0], "a machine"),
+    cf.plot_decoding([10, 20], [3.0, 9.0], [1.0, 2.0], [10, 20], [1.0, 3.0], [1.0, 2.0], "a machine"),
+    cf.plot_times({"exact": ([10, 20], [1.0, 4.0]), "fourier-64": ([10, 20], [2.0, 3.0])},
+                  {"exact": "exact", "fourier-64": "cosines"}, {"fourier-64": 15.0}, "a machine"),
+    ah.plot_feature_errors([4, 8], errors, {"fourier": -0.5, "performer": 0.0, "spread": -0.5}),
+    ah.plot_denominators(p, y, y + 2, o, o, o),
+    ah.plot_window_errors([1.0, 2.0], [0.1, 0.01], [0.3, 0.02]),
+    ah.plot_cost_and_error([panel, panel], ["one", "two"]),
+    ah.plot_exact_and_features(p, c, y, o, o, 8),
+    ind.plot_layers(run.weights, letters),
+    ind.plot_stream(run.streams[2][:, :12], {"token": 3, "position": 3, "previous": 3, "prediction": 3},
+                    letters),
+    ind.plot_accuracy({"a": np.linspace(0, 1, 6)}, 0.05, 3),
+    ind.plot_circuit_training(np.linspace(3, 1, 50), {"x": ([0, 10], [0.1, 0.9])}, {"x": 0.95}),
     diagrams.draw_overview(),
     diagrams.draw_detailed(),
     dk_scaling.plot_dk_scaling(dks.dk_scaling_experiment([1, 2], n_queries=5, n_pairs=5, rng=0)),
@@ -524,8 +546,14 @@ def test_figures_render_reproducible_pngs(sine):
 
 
 def full_colour_png(fig) -> bytes:
+    """``fig`` as savefig renders it, in the style the package renders it in."""
+    import matplotlib
+
+    from selfattention.figures._style import DPI, STYLE
+
     buf = BytesIO()
-    fig.savefig(buf, format="png", dpi=fig.dpi, metadata={"Software": None})
+    with matplotlib.rc_context(STYLE):
+        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     return buf.getvalue()
 
 
@@ -561,7 +589,7 @@ def test_the_kernel_rows_figure_draws_each_matrix_and_its_rows_over_the_first(si
     p, *_, weights = sine
     other = np.roll(weights, 1, axis=1)
     fig = positional.plot_kernel_rows(p, {"first": weights, "other": other}, [5, 20])
-    images = [ax.get_images()[0] for ax in fig.axes[:2]]
+    images = [ax.get_images()[0] for ax in fig.axes[0:4:2]]  # one head a row: its matrix, then its rows
     np.testing.assert_array_equal(images[1].get_array(), other)
     assert images[0].get_clim() == images[1].get_clim() == (0, max(weights[[5, 20]].max(), other[[5, 20]].max()))
     solid = [line.get_ydata() for line in fig.axes[3].lines if line.get_linestyle() == "-"]
@@ -611,3 +639,31 @@ def test_the_extrapolation_and_causal_figures_draw_the_rows_of_their_query(sine)
     assert fig.axes[2].lines[1].get_xdata()[0] == 0.2, "the chosen offset is marked"
     with pytest.raises(ValueError, match="one entry per offset"):
         causal.plot_causal(p, clean, noisy, {"a": output}, {"a": weights}, 9, [0.0], sweep)
+
+
+def test_the_times_mark_each_crossing_with_its_heads_own_marker():
+    """The two cosine heads share a colour: their crossings differ by the marker of each head's line."""
+    from selfattention.figures import cost as cf
+
+    timings = {"exact": ([10, 20], [1.0, 4.0]), "fourier-64": ([10, 20], [2.0, 3.0]),
+               "fourier-512": ([10, 20], [2.0, 3.5]), "spread-128": ([10, 20], [0.5, 1.0])}
+    crossings = {"fourier-64": 15.0, "fourier-512": 18.0, "spread-128": 10.0}
+    fig = cf.plot_times(timings, {k: k for k in timings}, crossings, "a machine")
+    lines = {line.get_label(): line for line in fig.axes[0].lines if line.get_xdata().size == 2}
+    marks = [line for line in fig.axes[0].lines if line.get_xdata().size == 1]
+    assert [m.get_xdata()[0] for m in marks] == list(crossings.values())
+    for name, mark in zip(crossings, marks, strict=True):
+        assert mark.get_marker() == lines[name].get_marker() == cf.METHOD_STYLES[name][1], name
+        assert mark.get_markeredgecolor() == lines[name].get_color() and mark.get_markerfacecolor() == "none"
+
+
+def test_measured_sizes_label_their_axis_when_few_powers_of_ten_lie_between():
+    """The bench's sizes, 256 to 8,192, hold one power of ten: every other size is labelled instead."""
+    from selfattention.figures import cost as cf
+
+    measured = [256, 512, 1024, 2048, 4096, 8192]
+    fig = cf.plot_quadratic_wall([10, 1000, 100000], [1e2, 1e6, 1e10], [8e2, 8e6, 8e10], 13377,
+                                 measured, [1e-3, 2e-3, 5e-3, 3e-2, 0.1, 0.5], "a machine")
+    counted, timed = ([t.get_text() for t in ax.get_xticklabels() if t.get_text()] for ax in fig.axes)
+    assert timed == ["256", "1,024", "4,096"]
+    assert len(counted) >= 2 and all("10^" in text for text in counted)  # five decades: powers of ten

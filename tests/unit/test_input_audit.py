@@ -33,6 +33,7 @@ from strategies import (
     bad_byte_counts,
     bad_counts,
     bad_flags,
+    bad_indices,
     bad_mappings,
     bad_masks,
     bad_regions,
@@ -41,6 +42,7 @@ from strategies import (
     bad_sequences,
     bad_strings,
     bad_symbols,
+    bad_tokens,
     extreme_corners,
     extreme_values,
 )
@@ -66,7 +68,8 @@ def bad_values(kind: str, valid):
         return bad_masks(np.shape(valid))
     return {"count": bad_counts, "bytes": bad_byte_counts, "rng": bad_rngs, "flag": bad_flags,
             "string": bad_strings, "axis": bad_axes, "mapping": bad_mappings, "sequence": bad_sequences,
-            "axes": bad_axes_objects, "region": bad_regions, "symbol": bad_symbols,
+            "axes": bad_axes_objects, "region": bad_regions, "symbol": bad_symbols, "tokens": bad_tokens,
+            "indices": bad_indices,
             "instance": st.sampled_from((None, {}, 3, "parts")),
             "options": st.sampled_from((3, "upper right", ["loc"]))}[kind]
 
@@ -178,8 +181,25 @@ HUGE_COUNT_IS_VALID = {
     "figures.multihead.plot_error_laws-ns": "numbers to plot",
     "derivative.leading_order_noise-n": "a number in a formula: it allocates nothing",
     "jackknife.leading_order_variance-n": "a number in a formula: it allocates nothing",
+    "differences.small_spacing_noise-n": "a number in a formula: it allocates nothing",
     "alibi.other_draws-seeds": "a seed",
     "equal_width.errors_on_draws-seeds": "a seed",
+    **{f"cost.{f}-{a}": "a number in a formula: it allocates nothing"
+       for f, args in (("exact_cost", ("n", "d_k", "d_v")), ("feature_cost", ("n", "columns", "d_v")),
+                       ("window_cost", ("pairs", "d_k", "d_v")), ("decoding_cost", ("n", "d_k", "d_v")),
+                       ("largest_n", ("bytes_per_entry",)))
+       for a in args},
+    "approximate_heads.nonpositive_draw-tries": "the most draws to try: the first that crosses 0 ends them",
+    **{f"{name}-vocabulary": "the range of the symbols drawn: it allocates nothing"
+       for name in ("tokens.random_sequences", "tokens.repeated_sequences", "tokens.periodic_sequences",
+                    "studies.induction.training_batches")},
+    "tokens.periodic_sequences-periods": "a period longer than the sequences: it allocates nothing",
+    "studies.induction.training_batches-periods": "a period longer than the sequences: it allocates nothing",
+    "induction.previous_token_layer-n_positions": "a number in the head's offset and temperature",
+    "induction.hand_built_circuit-n_positions": "a number in the head's offset and temperature",
+    "studies.induction.positional_shortcut-half": "a number in the head's offset and temperature",
+    "cost.plot_quadratic_wall-guard_n": "a number to plot",
+    "approximate_heads.plot_exact_and_features-count": "a number to plot",
 }
 #: Arguments refused under another name: the memory check names what its caller passes as ``name``.
 REFUSED_AS = {f"memory.require_matrix-{a}": "n" for a in ("n_rows", "n_cols", "count", "bytes_per_entry")}

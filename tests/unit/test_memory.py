@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import selfattention as sa
-from selfattention import bilateral, head, learning, positional
+from selfattention import bilateral, decoding, head, learning, positional
+from selfattention.head import gaussian_head_weights
 from selfattention.studies import alibi, causal, noise_and_samples, sinusoidal
 from selfattention.studies import content_attention as ca
 from selfattention.studies import noise2noise as n2n
@@ -52,6 +53,7 @@ def test_attention_on_20000_tokens_is_refused_before_allocating():
         ("x_query and x", lambda p: sa.nadaraya_watson(p, p, np.zeros(N), 0.1)),
         ("n", lambda p: sa.noisy_sine(2**40, 0.3)),
         ("positions", lambda p: bilateral.bilateral_head(np.zeros(N), p, 0.01, 1.0)),
+        ("X", lambda p: decoding.decode_recomputed(np.zeros((N, 4)), *gaussian_head_weights(), 0.01)),
         ("sample_counts", lambda p: noise_and_samples.neighbours_vs_samples([10, N], 0.01)),
         ("X", lambda p: learning.attention_loss_and_grad(np.ones((3, 2)), np.ones((3, 2)),
                                                             learning.token_features(p), np.zeros(N))),

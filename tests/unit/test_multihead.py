@@ -213,6 +213,8 @@ def test_a_head_is_frozen_and_keeps_its_own_copies():
         (lambda: Head(np.ones((4, 3)), np.ones((4, 3)), np.ones((3, 1)), 0.1), "W_Q, W_K and W_V must have shapes"),
         (lambda: Head(np.ones((4, 0)), np.ones((4, 0)), np.ones((4, 1)), 0.1), "none of them empty"),
         (lambda: Head(np.ones((4, 3)), np.ones((4, 3)), np.ones((4, 1)), 0.0), "temperature must be positive"),
+        # A subnormal temperature, as offset_head and the layers refuse it (5e-324 was accepted before).
+        (lambda: Head(np.ones((4, 3)), np.ones((4, 3)), np.ones((4, 1)), 5e-324), "temperature must be at least"),
         (lambda: offset_head(np.nan, 0.1), "offset must be finite"),
         (lambda: offset_head(np.inf, 0.1), "offset must be finite"),
         (lambda: multi_head(np.ones((3, 4)), [offset_head(0, 1.0)], np.ones((2, 1))), "W_O must have 1 rows"),

@@ -97,6 +97,14 @@ def test_the_matched_amplitude_is_two_over_tau_omega_squared():
         positional.gaussian_amplitude(1e-160, 1e-5)
 
 
+@pytest.mark.parametrize("frequency, temperature", [(1e308, 0.05), (1e154, 1.0), (1e150, 1e10)])
+def test_an_amplitude_below_the_normal_doubles_is_refused_by_name(frequency, temperature):
+    # 2 / (tau omega**2) is 0 or subnormal here: a zero amplitude makes the head uniform (returned as 0.0 before).
+    with pytest.raises(ValueError, match=r"frequency and temperature: .* underflows"):
+        positional.gaussian_amplitude(frequency, temperature)
+    assert positional.gaussian_amplitude(1e153, 0.5) >= np.finfo(float).tiny  # 4e-306: still a normal double
+
+
 @given(positions)
 def test_at_the_alias_free_frequency_the_cosine_falls_over_the_whole_span(p):
     assume(np.ptp(p) > 1e-3)

@@ -8,6 +8,8 @@ next-sample error's expectation) against dense grids or Monte Carlo.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -106,6 +108,49 @@ def test_the_long_sine_stays_accurate_far_along():
     np.testing.assert_allclose(clean[-5:], exact, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match="between 2 and 1048576 samples"):
         rotary.long_sine(3, 0.0, 2.0**20, rng=1)
+
+
+def reference_return(omegas, tau, start, stop, steps=200001):
+    """The largest relative weight on a dense grid, written out: one amplitude with xi sum(omega**2) = 2 / tau."""
+    u = np.linspace(start, stop, steps)
+    xi = 2 / (tau * np.sum(np.square(omegas)))
+    log_weight = xi * (np.cos(np.outer(u, omegas)).sum(axis=1) - len(omegas))
+    return float(np.exp(log_weight.max())), float(u[np.argmax(log_weight)])
+
+
+@pytest.mark.parametrize("omegas", [[np.pi], [np.pi, np.pi / 7], [np.pi, np.pi / 2.7, 0.3], [2.0, 2.0 / np.sqrt(2)]])
+def test_the_largest_return_is_the_dense_grids_and_never_below_it(omegas):
+    """Against a grid 40 times denser than the scan's coarse one over a short reach (the refinement makes up for it)."""
+    weight, distance = rotary.largest_return(omegas, 0.01, 1.0, 12.0)
+    reference, where = reference_return(np.array(omegas), 0.01, 1.0, 12.0)
+    assert weight >= reference * (1 - 1e-9), "the scan finds at least what the dense grid finds"
+    # The dense grid's step, 5.5e-5, misses the peak by at most xi sum(omega**2) step**2 / 8 = 200 * 4e-10 in log.
+    assert weight == pytest.approx(reference, rel=1e-6)
+    assert 1.0 <= distance <= 12.0
+    if weight < 1 - 1e-9:  # a single peak, not a tie of exact returns
+        assert abs(distance - where) < 1e-2
+
+
+def test_one_frequency_and_rational_ratios_repeat_exactly_and_an_irrational_one_only_nearly():
+    assert rotary.largest_return([np.pi], 0.005, 1.0, 10.0) == pytest.approx((1.0, 2.0), abs=1e-12)
+    weight, distance = rotary.largest_return([np.pi, np.pi / 100], 0.005, 1.0, 1000.0)
+    assert distance == pytest.approx(200.0, abs=1e-9) and weight == pytest.approx(1.0, abs=1e-12)
+    irrational = [np.pi, np.pi / 10000 ** (1 / 3), np.pi / 10000 ** (2 / 3)]
+    reaches = [1e1, 1e2, 1e3, 1e4]
+    weights = [rotary.largest_return(irrational, 0.005, 1.0, reach)[0] for reach in reaches]
+    assert all(b >= a for a, b in itertools.pairwise(weights)), "closer the farther one looks"
+    assert weights[-1] > 2 * weights[0] and weights[-1] < 1 - 1e-3, "closer, never back"
+
+
+def test_the_largest_return_looks_only_beyond_the_span_and_within_the_reach():
+    weight, distance = rotary.largest_return([np.pi], 0.005, 0.0, 0.5)
+    assert (weight, distance) == (1.0, 0.0), "from distance 0 the query itself"
+    weight, distance = rotary.largest_return([np.pi], 0.005, 0.5, 1.5)
+    assert distance == 0.5 and weight == pytest.approx(np.exp(-2 / (0.005 * np.pi**2) * (1 - np.cos(np.pi / 2))))
+    with pytest.raises(ValueError, match="reach"):
+        rotary.largest_return([np.pi], 0.005, 1.0, 1.0)
+    with pytest.raises(ValueError, match="frequencies and reach"):
+        rotary.largest_return([np.pi], 0.005, 1.0, 1e12)
 
 
 @given(signals_on_positions(min_size=1, max_size=15), st.floats(0.0, 2.0))

@@ -7,11 +7,12 @@ sine and the head smoothing it, :mod:`.positional` the heads of
 :mod:`selfattention.positional` side by side, and :mod:`.panels` holds the signal and
 attention-matrix panels the figures share. Every function takes its data as
 explicit arguments and returns a :class:`matplotlib.figure.Figure`
-built without pyplot, so drawing a figure never touches global matplotlib
-state (no rcParams changes, no open pyplot figures for a notebook to display
-twice).
+built without pyplot, so drawing a figure leaves global matplotlib state as
+it was (rcParams restored after the figure's style, no open pyplot figures
+for a notebook to display twice). How a figure is drawn so that it reads on
+a phone and a desktop, and is sharp on both: :mod:`._style`'s docstring.
 """
 
-from ._style import BookFigure, new_figure
+from ._style import BookFigure, book_figure, new_figure, new_panels
 
-__all__ = ["BookFigure", "new_figure"]
+__all__ = ["BookFigure", "book_figure", "new_figure", "new_panels"]

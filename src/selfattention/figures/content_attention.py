@@ -16,7 +16,7 @@ from .._validation import (
     as_series,
     as_weights,
 )
-from ._style import COLORS, new_figure
+from ._style import COLORS, WIDTH, book_figure, new_figure, shared_legend
 from .panels import draw_matrix, draw_signal, draw_weights
 
 
@@ -27,9 +27,9 @@ def _signal_panel(ax, positions, clean, noisy, outputs, jump, width):
     draw_signal(ax, positions, clean, noisy, output, output_label=first, dot_alpha=0.5, legend=None)
     for label, other in others:
         ax.plot(positions, other, "-", color=COLORS["accent"], lw=2, label=label)
-    ax.legend(loc="upper right", fontsize="x-small", framealpha=0.9)
 
 
+@book_figure
 def plot_blur(positions, clean, noisy, output, *, jump, width):
     """A step sine, its samples and the Gaussian head's output.
 
@@ -47,13 +47,15 @@ def plot_blur(positions, clean, noisy, output, *, jump, width):
     """
     positions, clean, noisy, output = as_series(positions=positions, clean=clean, noisy=noisy, output=output)
     jump, width = as_real_scalar(jump, "jump"), as_positive_scalar(width, "width")
-    fig = new_figure(7.0, 3.4)
+    fig = new_figure(WIDTH, 3.3)
     _signal_panel(fig.subplots(), positions, clean, noisy, {"Gaussian head": output}, jump, width)
+    shared_legend(fig, ncols=2)
     return fig
 
 
+@book_figure
 def plot_two_heads(positions, clean, noisy, outputs, weights, *, jump, width, window=(0.3, 0.7)):
-    """Two heads on the same step sine: their outputs, and their attention matrices around the jump.
+    """Two heads on the same step sine: their outputs above, their attention matrices around the jump below.
 
     Parameters
     ----------
@@ -78,20 +80,23 @@ def plot_two_heads(positions, clean, noisy, outputs, weights, *, jump, width, wi
     window = as_array(window, "window", ndim=1)
     if window.shape != (2,) or not window[0] < window[1]:
         raise ValueError(f"window must be a range (low, high) with low < high, got {window}")
-    fig = new_figure(11.0, 3.6)
-    ax_s, *ax_w = fig.subplots(1, 3, width_ratios=(1.5, 1, 1))
+    fig = new_figure(WIDTH, 6.2)
+    panels = fig.subplot_mosaic([["s", "s"], ["a", "b"]], height_ratios=(1, 1.15))
+    ax_s, ax_w = panels["s"], [panels["a"], panels["b"]]
     _signal_panel(ax_s, positions, clean, noisy, outputs, jump, width)
+    shared_legend(fig, [ax_s], where="above")
     inside = (positions >= window[0]) & (positions <= window[1])  # (n,)
     for ax, (name, w) in zip(ax_w, weights.items(), strict=True):
-        draw_weights(ax, w[np.ix_(inside, inside)], positions[inside], title=f"{name}, near the jump")
+        draw_weights(ax, w[np.ix_(inside, inside)], positions[inside], title=name)
         ax.axhline(jump, color="white", ls=":", lw=0.8)
         ax.axvline(jump, color="white", ls=":", lw=0.8)
     ax_w[1].set_ylabel("")
     return fig
 
 
+@book_figure
 def plot_errors(errors, W_QK, labels):
-    r"""Errors of several heads near the jump and away from it, and a learned :math:`W_{QK}`.
+    r"""Errors of several heads near the jump and away from it (top), and a learned :math:`W_{QK}` (bottom).
 
     Parameters
     ----------
@@ -111,13 +116,13 @@ def plot_errors(errors, W_QK, labels):
     labels = as_labels(labels, "labels", W_QK.shape[0])
     if W_QK.shape != (len(labels),) * 2:
         raise ValueError(f"W_QK must be square, one row and column per label, got {W_QK.shape}")
-    fig = new_figure(11.0, 3.8)
-    ax_b, ax_m = fig.subplots(1, 2, width_ratios=(1.6, 1))
+    fig = new_figure(WIDTH, 7.4)
+    ax_b, ax_m = fig.subplots(2, 1, height_ratios=(1, 1.25))
     _error_bars(ax_b, errors)
     draw_matrix(ax_m, W_QK, sqrt_scale=True)
     ax_m.set_xticks(range(len(labels)), labels=labels)
     ax_m.set_yticks(range(len(labels)), labels=labels)
-    ax_m.set_title("learned $W_Q W_K^\\top$ (rows: query, columns: key)", fontsize="small")
+    ax_m.set_title("learned $W_Q W_K^\\top$ (rows: query, columns: key)")
     return fig
 
 
@@ -128,10 +133,11 @@ def _error_bars(ax, errors):
     for offset, region, color, label in ((-0.2, "near", COLORS["output"], "near the jump"),
                                          (0.2, "away", COLORS["noisy"], "away from it")):
         bars = ax.bar(x + offset, [errors[name][region] for name in names], width=0.4, color=color, label=label)
-        ax.bar_label(bars, fmt="%.2f", fontsize="x-small")
-    ax.set_xticks(x, labels=names, fontsize="small")
-    ax.set_ylabel("RMSE against $f$, held-out signals")
-    ax.legend(fontsize="small")
+        ax.bar_label(bars, fmt="%.2f")
+    ax.set_xticks(x, labels=names)
+    ax.set_ylabel("RMSE against $f$")
+    ax.margins(y=0.15)
+    ax.legend()
 
 
 def _as_two(x, name: str, n: int, *, weights: bool) -> dict:

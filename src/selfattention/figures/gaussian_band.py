@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_array, as_count, as_positive_scalar, as_series, as_temperatures
-from ._style import COLORS, new_figure
+from ._style import COLORS, book_figure, new_figure, shared_legend
 from .panels import draw_weights
 
 
+@book_figure
 def plot_attention_band(positions, weights, temperature, bandwidth):
     """The engineered head's attention matrix, with its predicted width.
 
@@ -33,19 +34,20 @@ def plot_attention_band(positions, weights, temperature, bandwidth):
     """
     (p,) = as_series(positions=positions)
     temperature, h = as_positive_scalar(temperature, "temperature"), as_positive_scalar(bandwidth, "bandwidth")
-    fig = new_figure(5.2, 4.4)
+    fig = new_figure(4.2, 3.7)
     ax = fig.subplots()
-    im = draw_weights(ax, weights, p, title=f"Attention weights, $\\tau = {temperature:g}$")
+    im = draw_weights(ax, weights, p, title=f"attention weights, $\\tau = {temperature:g}$")
     for shift in (-h, h):
         ax.plot(p, p + shift, "--", color="white", lw=1, label=None)
     ax.set_xlim(p[0], p[-1])
     ax.set_ylim(p[-1], p[0])
     ax.text(0.97, 0.03, f"dashed: $p_j = p_i \\pm {h:.3f}$", transform=ax.transAxes,
-            ha="right", va="bottom", color="white", fontsize="small")
+            ha="right", va="bottom", color="white")
     fig.colorbar(im, ax=ax, shrink=0.9, label="weight $a_{ij}$")
     return fig
 
 
+@book_figure
 def plot_row_profiles(positions, temperatures, row, measured, predicted, bandwidths):
     """One row of the attention matrix at several temperatures.
 
@@ -76,7 +78,7 @@ def plot_row_profiles(positions, temperatures, row, measured, predicted, bandwid
         raise ValueError(f"temperatures must hold at most {len(colors)} values, got {len(temperatures)}")
     if row >= p.size or measured.shape != predicted.shape or measured.shape != (temperatures.size, p.size):
         raise ValueError("measured and predicted must be (len(temperatures), len(positions)) and row one of them")
-    fig = new_figure(8.0, 3.4)
+    fig = new_figure(5.6, 3.4)
     ax = fig.subplots()
     for k, (tau, row_w, gauss, h) in enumerate(zip(temperatures, measured, predicted, bandwidths, strict=True)):
         color = colors[k]
@@ -89,6 +91,6 @@ def plot_row_profiles(positions, temperatures, row, measured, predicted, bandwid
     ax.axvline(p[row], color=COLORS["muted"], lw=0.8, ls=":")
     ax.set_xlabel("key position $p_j$")
     ax.set_ylabel(f"weight $a_{{ij}}$, query $p_i = {p[row]:.2f}$")
-    ax.set_title("Row of the attention matrix (dots) vs the predicted Gaussian (lines)")
-    ax.legend(fontsize="small", loc="upper right")
+    ax.set_title("a row of the matrix (dots), the Gaussian (lines)")
+    shared_legend(fig, ncols=2)
     return fig

@@ -15,10 +15,11 @@ from .._validation import (
     as_series,
     as_weights,
 )
-from ._style import COLORS, new_figure
-from .panels import LEGEND, draw_matrix, draw_signal, draw_weights
+from ._style import COLORS, WIDTH, book_figure, new_figure, new_panels, shared_legend, ticks
+from .panels import draw_matrix, draw_signal, draw_weights
 
 
+@book_figure
 def plot_training(losses, *, engineered_loss, noise_variance, leak_losses=None):
     """The leave-one-out loss over the training steps.
 
@@ -41,7 +42,7 @@ def plot_training(losses, *, engineered_loss, noise_variance, leak_losses=None):
     leak_losses = None if leak_losses is None else _as_losses(leak_losses, "leak_losses")
     engineered_loss = as_positive_scalar(engineered_loss, "engineered_loss")
     noise_variance = as_positive_scalar(noise_variance, "noise_variance")
-    fig = new_figure(7.0, 3.6)
+    fig = new_figure(WIDTH, 3.6)
     ax = fig.subplots()
     steps = np.arange(len(losses))
     ax.semilogy(steps, losses, "-", color=COLORS["output"], lw=2, label="learned head, positions only")
@@ -52,12 +53,13 @@ def plot_training(losses, *, engineered_loss, noise_variance, leak_losses=None):
     ax.axhline(noise_variance, color=COLORS["muted"], ls=":", lw=1.5, label="noise variance $\\sigma^2$")
     ax.set_xlabel("training step $t$")
     ax.set_ylabel("leave-one-out loss $L$")
-    ax.legend(loc="upper right", fontsize="small")
+    shared_legend(fig, ncols=2)
     return fig
 
 
+@book_figure
 def plot_checkpoints(positions, weights_by_step):
-    """The (masked) attention matrix at a few training steps, left to right.
+    """The (masked) attention matrix at a few training steps, in reading order, two a row.
 
     Parameters
     ----------
@@ -70,15 +72,18 @@ def plot_checkpoints(positions, weights_by_step):
     """
     (positions,) = as_series(positions=positions)
     weights_by_step = _as_weights_by_step(weights_by_step, positions.size)
-    fig = new_figure(10.0, 3.0)
-    axes = np.atleast_1d(fig.subplots(1, len(weights_by_step)))
-    for ax, (step, weights) in zip(axes, sorted(weights_by_step.items()), strict=True):
+    count = len(weights_by_step)
+    fig, axes = new_panels(count, height=2.55, width=WIDTH if count > 1 else 2.9)
+    for k, (ax, (step, weights)) in enumerate(zip(axes, sorted(weights_by_step.items()), strict=True)):
         draw_weights(ax, weights, positions, title=f"after {step} steps")
-        if ax is not axes[0]:
+        if k % 2:
             ax.set_ylabel("")
+        if k < count - 2:
+            ax.set_xlabel("")
     return fig
 
 
+@book_figure
 def plot_learned_scores(positions, scores, centred, engineered, queries, temperatures, *, loo_temperature,
                         best_temperature, other_temperatures=()):
     r"""Learned scores against the engineered ones, and the learned temperature along the signal.
@@ -110,13 +115,14 @@ def plot_learned_scores(positions, scores, centred, engineered, queries, tempera
     loo_temperature = as_positive_scalar(loo_temperature, "loo_temperature")
     best_temperature = as_positive_scalar(best_temperature, "best_temperature")
     other_temperatures = _as_others(other_temperatures, positions.size)
-    fig = new_figure(11.0, 3.6)
-    ax_raw, ax_c, ax_t = fig.subplots(1, 3)
-    _score_rows(ax_raw, positions, scores, engineered, queries, "learned $e_{ij}$")
-    _score_rows(ax_c, positions, centred, engineered, queries, "learned $e_{ij} - e_{ii}$")
-    ax_raw.set_ylabel("score")
-    ax_c.legend(loc="lower center", fontsize="small")
-    _temperature_panel(ax_t, positions, temperatures, other_temperatures, (loo_temperature, best_temperature))
+    fig = new_figure(WIDTH, 6.0)
+    panels = fig.subplot_mosaic([["raw", "centred"], ["tau", "tau"]], height_ratios=(1, 1))
+    _score_rows(panels["raw"], positions, scores, engineered, queries, "learned $e_{ij}$")
+    _score_rows(panels["centred"], positions, centred, engineered, queries, "learned $e_{ij} - e_{ii}$")
+    panels["raw"].set_ylabel("score")
+    shared_legend(fig, [panels["raw"]], ncols=2, where="above")
+    _temperature_panel(panels["tau"], positions, temperatures, other_temperatures, (loo_temperature, best_temperature))
+    shared_legend(fig, [panels["tau"]], ncols=2)
     return fig
 
 
@@ -130,22 +136,23 @@ def _temperature_panel(ax, positions, temperatures, others, references):
     ax.axhline(references[1], color=COLORS["clean"], ls="--", lw=1, label="best $\\tau^*$")
     ax.set_xlabel("query position $p_i$")
     ax.set_ylabel("temperature")
-    ax.set_title("temperature read off the learned head", fontsize="small")
-    ax.legend(loc="upper center", fontsize="x-small", ncol=2)
+    ax.set_title("temperature read off the learned head")
 
 
 def _score_rows(ax, positions, learned, engineered, queries, title):
     """Rows ``queries`` of a learned score matrix (solid) over the engineered ones (dashed)."""
     colors = (COLORS["noisy"], COLORS["output"], COLORS["accent"])
     for i, color in zip(queries, colors, strict=False):
-        ax.plot(positions, learned[i], "-", color=color, lw=2, label=f"$p_i = {positions[i]:.2f}$")
-        ax.plot(positions, engineered[i], "--", color=COLORS["clean"], lw=1)
+        ax.plot(positions, learned[i], "-", color=color, lw=2, label=f"learned, $p_i = {positions[i]:.2f}$")
+        ax.plot(positions, engineered[i], "--", color=COLORS["clean"], lw=1, label="$-(p_i - p_j)^2/\\tau$")
     low = 1.5 * engineered[queries[len(queries) // 2]].max() - 12
     ax.set_ylim(bottom=low, top=max(learned[queries].max(), 0) + 3)
-    ax.set_title(title + " (solid), $-(p_i - p_j)^2/\\tau$ (dashed)", fontsize="small")
+    ax.set_title(title)
     ax.set_xlabel("key position $p_j$")
+    ticks(ax)
 
 
+@book_figure
 def plot_leak(positions, clean, noisy, prediction, weights):
     """What the leaking head does: its predictions, and its attention matrix.
 
@@ -161,16 +168,17 @@ def plot_leak(positions, clean, noisy, prediction, weights):
     """
     positions, clean, noisy, prediction = as_series(positions=positions, clean=clean, noisy=noisy,
                                                     prediction=prediction)
-    fig = new_figure(9.5, 3.8)
-    ax_s, ax_w = fig.subplots(1, 2, width_ratios=(1.6, 1))
+    fig = new_figure(WIDTH, 3.0)
+    ax_s, ax_w = fig.subplots(1, 2, width_ratios=(1.35, 1))
     draw_signal(ax_s, positions, clean, noisy, dot_size=4.0, legend=None)
     ax_s.plot(positions, prediction, "x", color=COLORS["output"], ms=5, label="prediction from the other samples")
-    ax_s.legend(**LEGEND)
-    im = draw_weights(ax_w, weights, positions, title="attention of the leaking head")
+    im = draw_weights(ax_w, weights, positions, title="the leaking head")
     fig.colorbar(im, ax=ax_w, shrink=0.9, label="weight $a_{ij}$")
+    shared_legend(fig, [ax_s], ncols=2)
     return fig
 
 
+@book_figure
 def plot_products(query_projections, products, labels):
     r"""Two trained heads: their :math:`W_Q` differ, their :math:`W_{QK} = W_Q W_K^\top` agree.
 
@@ -192,8 +200,7 @@ def plot_products(query_projections, products, labels):
     labels = as_labels(labels, "labels", products[0].shape[0])
     if query_projections[0].shape[0] != len(labels) or products[0].shape != (len(labels),) * 2:
         raise ValueError(f"query_projections and products must have {len(labels)} rows, one per label")
-    fig = new_figure(10.0, 2.9)
-    axes = fig.subplots(1, 4, width_ratios=(1, 1, 1.1, 1.1))
+    fig, axes = new_panels(4, height=2.4)
     pairs = [(query_projections, "$W_Q$", "{:.1f}"), (products, "$W_Q W_K^\\top$", "{:.0f}")]
     for pair, (matrices, name, fmt) in enumerate(pairs):
         limit = max(np.abs(m).max() for m in matrices)  # both panels of a pair share one colour scale
@@ -202,7 +209,9 @@ def plot_products(query_projections, products, labels):
             draw_matrix(ax, matrix, limit=limit, fmt=fmt)
             ax.set_yticks(range(len(labels)), labels=labels)
             ax.set_xticks(range(matrix.shape[1]), labels=labels if pair else range(1, matrix.shape[1] + 1))
-            ax.set_title(f"{name}, start {start + 1}", fontsize="small")
+            ax.set_title(f"{name}, start {start + 1}")
+            if start:
+                ax.set_yticklabels([])
     return fig
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import InputTypeError, as_positive_scalar, as_series, as_temperatures
-from ._style import COLORS, new_figure
+from ._style import COLORS, WIDTH, book_figure, new_figure, shared_legend
 
 
+@book_figure
 def plot_leave_one_out(temperatures, loo, expected, chosen_tau, best_tau, true_best, chosen, spread=None):
     """Leave-one-out choice of the temperature, and how close it lands.
 
@@ -39,7 +40,7 @@ def plot_leave_one_out(temperatures, loo, expected, chosen_tau, best_tau, true_b
             raise InputTypeError(f"spread must be a pair (true_best, chosen) of arrays or None, got {spread!r}")
         spread = as_series(**{"spread[0]": as_temperatures(spread[0], "spread[0]"),
                               "spread[1]": as_temperatures(spread[1], "spread[1]")})
-    fig = new_figure(9.0, 3.8)
+    fig = new_figure(WIDTH, 3.8)
     ax_c, ax_r = fig.subplots(1, 2)
     ax_c.loglog(temperatures, loo, "-", color=COLORS["noisy"], lw=2, label="leave-one-out error (one signal)")
     ax_c.loglog(temperatures, expected, "--", color=COLORS["clean"], lw=1.4, label="$\\sigma^2$ + true MSE")
@@ -47,7 +48,6 @@ def plot_leave_one_out(temperatures, loo, expected, chosen_tau, best_tau, true_b
     ax_c.axvline(best_tau, color=COLORS["clean"], lw=1, ls="--")
     ax_c.set_xlabel("temperature $\\tau$")
     ax_c.set_ylabel("error")
-    ax_c.legend(loc="upper left", fontsize="small")
     if spread is not None:
         ax_r.loglog(*spread, ".", color=COLORS["muted"], ms=3, alpha=0.5, label="other noise draws")
     ax_r.loglog(true_best, chosen, "o", color=COLORS["output"], ms=5, label="the book's signals")
@@ -56,7 +56,7 @@ def plot_leave_one_out(temperatures, loo, expected, chosen_tau, best_tau, true_b
     ax_r.fill_between(lims, lims / 2, lims * 2, color=COLORS["muted"], alpha=0.2, lw=0, label="within a factor 2")
     ax_r.set_xlim(lims)
     ax_r.set_ylim(lims)
-    ax_r.set_xlabel("true best $\\tau^*$ (from the ground truth)")
+    ax_r.set_xlabel("true best $\\tau^*$")
     ax_r.set_ylabel("leave-one-out choice")
-    ax_r.legend(loc="upper left", fontsize="small")
+    shared_legend(fig, ncols=2)
     return fig

@@ -7,7 +7,7 @@ import numpy as np
 from .._validation import InputTypeError, as_array, as_counts, as_entries, as_positive_scalar, as_series
 from ..studies.bias_variance import REGIONS
 from ..studies.power_laws import PowerLaw
-from ._style import COLORS, new_figure
+from ._style import COLORS, WIDTH, book_figure, new_figure, shared_legend, ticks
 from .panels import draw_signal, draw_weights
 
 #: One colour per head of a two-head figure (the one at +delta first; the second is Okabe & Ito's
@@ -25,8 +25,9 @@ def _labelled_rows(rows, name: str, n: int) -> dict:
     return out
 
 
+@book_figure
 def plot_offset_heads(positions, clean, noisy, rows, outputs, query):
-    """One query's weights in heads of several offsets (left), and their outputs on the signal (right).
+    """One query's weights in heads of several offsets (left), and their outputs on the signal (right); one legend.
 
     Parameters
     ----------
@@ -49,22 +50,25 @@ def plot_offset_heads(positions, clean, noisy, rows, outputs, query):
     (query,) = as_counts([query], "query", minimum=0)
     if query >= p.size:
         raise ValueError(f"query must be below the number of positions, {p.size}")
-    fig = new_figure(9.0, 3.4)
+    fig = new_figure(WIDTH, 3.4)
     ax_w, ax_s = fig.subplots(1, 2)
     colors = (HEAD_COLORS[1], COLORS["muted"], HEAD_COLORS[0])  # behind, centred, ahead (for three heads)
     for (label, row), color in zip(rows.items(), colors * 3, strict=False):
         ax_w.plot(p, row, "-o", ms=2.5, lw=1.2, color=color, label=label)
     ax_w.axvline(p[query], color=COLORS["clean"], lw=0.8, ls=":")
     ax_w.set_xlabel("key position $p_j$")
-    ax_w.set_ylabel(f"weight $a_{{ij}}$, query $p_i = {p[query]:.2f}$")
-    ax_w.legend(loc="upper left", fontsize="small")
+    ax_w.set_ylabel("weight $a_{ij}$")
+    ax_w.set_title(f"query $p_i = {p[query]:.2f}$")
+    ticks(ax_w)
     draw_signal(ax_s, p, clean, noisy, legend=None, dot_size=2.5, dot_alpha=0.4)
     for (label, out), color in zip(outputs.items(), colors * 3, strict=False):
         ax_s.plot(p, out, "-", lw=1.8, color=color, label=label)
-    ax_s.legend(loc="upper right", fontsize="x-small")
+    ax_s.set_title("outputs")
+    shared_legend(fig, [ax_s], ncols=3)
     return fig
 
 
+@book_figure
 def plot_derivative(positions, truth, estimate, inside, offsets, noise, leading, bandwidth):
     """The derivative layer's estimate against the truth (left), its noise against the offset (right).
 
@@ -89,25 +93,25 @@ def plot_derivative(positions, truth, estimate, inside, offsets, noise, leading,
         raise ValueError(f"inside must be booleans of the shape of positions, {p.shape}")
     deltas, noise, leading = as_series(offsets=offsets, noise=noise, leading=leading)
     h = as_positive_scalar(bandwidth, "bandwidth")
-    fig = new_figure(9.0, 3.4)
+    fig = new_figure(WIDTH, 3.6)
     ax_d, ax_n = fig.subplots(1, 2)
     ax_d.axvspan(p[inside].min(), p[inside].max(), color=COLORS["muted"], alpha=0.15, lw=0, label="interior")
     ax_d.plot(p, truth, "--", color=COLORS["clean"], lw=1.2, label="true $f'(p)$")
     ax_d.plot(p, estimate, "-", color=LAYER_COLOR, lw=1.8, label="two heads")
     ax_d.set_xlabel("position $p$")
     ax_d.set_ylabel("slope")
-    ax_d.legend(loc="upper center", fontsize="small")
+    ticks(ax_d)
     ax_n.loglog(deltas, noise, "o", color=LAYER_COLOR, ms=4, label="exact")
     ax_n.loglog(deltas, leading, "-", color=COLORS["clean"], lw=1.0, label="formula")
     ax_n.axvline(h, color=COLORS["muted"], ls=":", lw=1.0)
-    ax_n.annotate("$\\delta = h$", (h, noise.max()), xytext=(4, -4), textcoords="offset points", va="top",
-                  fontsize="small")
+    ax_n.annotate("$\\delta = h$", (h, noise.max()), xytext=(4, -4), textcoords="offset points", va="top")
     ax_n.set_xlabel("offset $\\delta$")
-    ax_n.set_ylabel("noise in the estimate (std)")
-    ax_n.legend(loc="lower left", fontsize="small")
+    ax_n.set_ylabel("std of the estimate's noise")
+    shared_legend(fig, ncols=3)
     return fig
 
 
+@book_figure
 def plot_jackknife_weights(positions, rows, query_labels):
     """Weights of one query in each head and in the layer, for a query inside and one at the end.
 
@@ -131,7 +135,9 @@ def plot_jackknife_weights(positions, rows, query_labels):
     count = len(query_labels) if isinstance(query_labels, list | tuple) else -1
     if count < 1 or any(t.shape != (count, p.size) for t in tables.values()):
         raise ValueError("rows must hold arrays of shape (len(query_labels), len(positions))")
-    fig = new_figure(9.0, 3.2)
+    if count > 2:
+        raise ValueError(f"query_labels must hold one or two queries (two panels side by side), got {count}")
+    fig = new_figure(WIDTH, 3.0)
     axes = fig.subplots(1, count, sharey=True, squeeze=False)[0]
     styles = ((HEAD_COLORS[0], "-", 1.0), (HEAD_COLORS[1], "-", 1.0), (LAYER_COLOR, "-", 2.0))
     for k, ax in enumerate(axes):
@@ -140,11 +146,13 @@ def plot_jackknife_weights(positions, rows, query_labels):
             ax.plot(p, table[k], ls, color=color, lw=lw, label=label)
         ax.set_title(str(query_labels[k]), fontsize="medium")
         ax.set_xlabel("key position $p_j$")
+        ticks(ax)
     axes[0].set_ylabel("weight of key $j$")
-    axes[0].legend(loc="upper right", fontsize="small")
+    shared_legend(fig, axes[:1])
     return fig
 
 
+@book_figure
 def plot_error_laws(ns, sigmas, least, fits):
     """The least mean squared error against ``N``, one head and two heads, in each region.
 
@@ -167,7 +175,7 @@ def plot_error_laws(ns, sigmas, least, fits):
         raise InputTypeError(f"least and fits must map {names} to dicts by region")
     if not all(isinstance(fits[name], dict) for name in names):
         raise InputTypeError(f"fits must map {names} to dicts of PowerLaw by region")  # least: checked below
-    fig = new_figure(9.0, 3.6)
+    fig = new_figure(WIDTH, 3.4)
     axes = fig.subplots(1, 2, sharey=True)
     x = np.asarray(ns, dtype=float)
     for ax, region in zip(axes, ("interior", "whole"), strict=True):
@@ -182,16 +190,17 @@ def plot_error_laws(ns, sigmas, least, fits):
                 ax.loglog(x, law(x, sigma), "-", color=color, lw=0.8, alpha=0.7)
         ax.set_xticks(x, labels=[f"{v:g}" for v in ns])
         ax.minorticks_off()
-        ax.set_xlabel("number of samples $N$")
-        ax.set_title("the interior $[0.25, 0.75]$" if region == "interior" else "the whole interval $[0, 1]$",
+        ax.set_xlabel("samples $N$")
+        ax.set_title("the interior $[0.25, 0.75]$" if region == "interior" else "the whole $[0, 1]$",
                      fontsize="medium")
-        ax.legend(loc="lower left", fontsize="small")
+        ax.legend(loc="lower left")
     axes[0].set_ylabel("least mean squared error")
     return fig
 
 
+@book_figure
 def plot_derivative_layer(positions, clean, noisy, outputs, weights, estimate, slope):
-    """The derivative layer at one setting: the heads' outputs, their two bands, the estimated slope.
+    """The derivative layer at one setting: the heads' outputs (top), their two bands and the estimated slope.
 
     The static picture of the layer's in-page explorer (for readers without JavaScript).
 
@@ -215,16 +224,20 @@ def plot_derivative_layer(positions, clean, noisy, outputs, weights, estimate, s
     if outputs.shape != (2, p.size) or weights.shape != (2, p.size, p.size):
         raise ValueError(f"outputs and weights must have shapes (2, n) and (2, n, n) for n = {p.size}, "
                          f"got {outputs.shape} and {weights.shape}")
-    fig = new_figure(11.0, 3.4)
-    ax_s, ax_w, ax_d = fig.subplots(1, 3, width_ratios=(1.4, 1, 1.4))
+    fig = new_figure(WIDTH, 5.6)
+    panels = fig.subplot_mosaic([["s", "s"], ["w", "d"]], height_ratios=(1, 1.1))
+    ax_s, ax_w, ax_d = panels["s"], panels["w"], panels["d"]
     draw_signal(ax_s, p, clean, noisy, legend=None, dot_size=2.5, dot_alpha=0.5)
     for out, color, label in zip(outputs, HEAD_COLORS, ("head at $+\\delta$", "head at $-\\delta$"), strict=True):
         ax_s.plot(p, out, "-", lw=1.8, color=color, label=label)
-    ax_s.legend(loc="upper right", fontsize="x-small")
-    draw_weights(ax_w, weights.mean(axis=0), p, title="the two heads' weights, averaged")
+    shared_legend(fig, [ax_s], ncols=2, where="above")
+    draw_weights(ax_w, weights.mean(axis=0), p, title="weights, averaged")
     ax_d.plot(p, slope, "--", color=COLORS["clean"], lw=1.2, label="true $f'(p)$")
     ax_d.plot(p, estimate, "-", color=LAYER_COLOR, lw=1.8, label="two heads")
     ax_d.set_xlabel("position $p$")
     ax_d.set_ylabel("slope")
-    ax_d.legend(loc="upper center", fontsize="x-small")
+    ax_d.set_title("the layer's slope")
+    ticks(ax_d)
+    ax_d.legend(loc="upper center", ncols=2)
+    ax_d.margins(y=0.3)
     return fig

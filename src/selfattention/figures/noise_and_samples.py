@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from .._validation import as_array, as_counts, as_instances, as_series
 from ..studies.noise_and_samples import SmoothedSine
-from ._style import COLORS, new_figure
-from .panels import SMALL_LEGEND, SMALL_PANEL, draw_signal
+from ._style import COLORS, MAX_COLUMNS, ROW_HEIGHT, WIDTH, book_figure, new_figure, new_panels, shared_legend
+from .panels import SMALL_PANEL, draw_signal
 
 
+@book_figure
 def plot_noise_recovery(sigmas, panels):
-    """The head at several noise levels, one panel per level.
+    """The head at several noise levels, one panel per level, in rows of two.
 
-    Each panel's title gives the RMSE of the input and of the output.
+    Each panel's title gives the RMSE of the input and of the output; one
+    legend under the panels.
 
     Parameters
     ----------
@@ -29,18 +31,25 @@ def plot_noise_recovery(sigmas, panels):
     m = len(sigmas)
     if len(panels) != m:
         raise ValueError(f"sigmas and panels must have the same length, got {m} and {len(panels)}")
-    fig = new_figure(3.2 * m, 3.2)
-    axes = fig.subplots(1, m, squeeze=False, sharey=True)[0]
+    fig, axes = new_panels(m + m % MAX_COLUMNS if m > 1 else m, sharey=True,
+                           height=ROW_HEIGHT if m > MAX_COLUMNS else 2.9)
+    spare, axes = axes[m:], axes[:m]  # an odd panel out leaves a place for the legend
     for k, (sigma, panel) in enumerate(zip(sigmas, panels, strict=True)):
         positions, clean, noisy, output, _, rmse_input, rmse_output = panel
-        draw_signal(axes[k], positions, clean, noisy, output, **SMALL_PANEL, legend=SMALL_LEGEND if k == 0 else None)
-        axes[k].set_title(f"$\\sigma = {sigma:g}$: RMSE {rmse_input:.2f} $\\to$ {rmse_output:.2f}", fontsize="medium")
-    axes[0].set_ylabel("value")
+        draw_signal(axes[k], positions, clean, noisy, output, **SMALL_PANEL, legend=None)
+        axes[k].set_title(f"$\\sigma = {sigma:g}$, RMSE {rmse_input:.2f} $\\to$ {rmse_output:.2f}",
+                          fontsize="medium")
+        if k % MAX_COLUMNS == 0:
+            axes[k].set_ylabel("value")
+        if k < m - MAX_COLUMNS:
+            axes[k].set_xlabel("")
+    shared_legend(fig, axes[:1], ncols=1 if spare else 3, where=spare[0] if spare else "below")
     return fig
 
 
+@book_figure
 def plot_samples(sample_counts, rmse_input, rmse_output, examples):
-    """More samples, less error: example signals and the error curve.
+    """More samples, less error: two example signals side by side, the error curve under them.
 
     Parameters
     ----------
@@ -60,17 +69,19 @@ def plot_samples(sample_counts, rmse_input, rmse_output, examples):
     examples = as_instances(examples, "examples", SmoothedSine)
     if len(examples) != 2:
         raise ValueError(f"examples must hold 2 SmoothedSine, got {len(examples)}")
-    fig = new_figure(10.0, 3.3)
-    axes = fig.subplots(1, 3, width_ratios=(1, 1, 1.1))
+    fig = new_figure(WIDTH, 5.6)
+    panels = fig.subplot_mosaic([["a", "b"], ["err", "err"]], height_ratios=(1, 1.1))
+    axes = [panels["a"], panels["b"]]
     for k, (positions, clean, noisy, output, _, _, example_rmse) in enumerate(examples):
-        draw_signal(axes[k], positions, clean, noisy, output, **SMALL_PANEL, legend=SMALL_LEGEND if k == 0 else None)
-        axes[k].set_title(f"$N = {len(positions)}$: output RMSE {example_rmse:.3f}", fontsize="medium")
+        draw_signal(axes[k], positions, clean, noisy, output, **SMALL_PANEL, legend=None)
+        axes[k].set_title(f"$N = {len(positions)}$, RMSE {example_rmse:.3f}", fontsize="medium")
     axes[0].set_ylabel("value")
-    ax = axes[2]
+    shared_legend(fig, axes[:1], where="above")
+    ax = panels["err"]
     ax.loglog(sample_counts, rmse_input, "o-", color=COLORS["noisy"], label="noisy input")
     ax.loglog(sample_counts, rmse_output, "s-", color=COLORS["output"], label="attention output")
     ax.set_xlabel("number of samples $N$")
-    ax.set_ylabel("mean RMSE vs ground truth")
-    ax.set_title("Error against $N$", fontsize="medium")
-    ax.legend(fontsize="small")
+    ax.set_ylabel("mean RMSE")
+    ax.set_title("error against $N$", fontsize="medium")
+    ax.legend(loc="lower left")
     return fig

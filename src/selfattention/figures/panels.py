@@ -4,7 +4,9 @@ Every figure that draws a sine, its noisy samples or a smoothed output draws
 them with :func:`draw_signal`, every figure of an attention matrix with
 :func:`draw_weights`, and every learned matrix with its entries written in
 with :func:`draw_matrix`, so that one look (colours, line styles, labels)
-runs through the book. The keyword arguments tune the sizes to the panel's space.
+runs through the book. The keyword arguments tune the sizes to the panel's space;
+text takes the figure style's size (:mod:`._style`: the figure function is a
+:func:`~._style.book_figure`), never a smaller one.
 """
 
 from __future__ import annotations
@@ -23,15 +25,15 @@ from .._validation import (
     as_series,
     as_weights,
 )
-from ._style import COLORS, WEIGHTS_CMAP, as_axes
+from ._style import COLORS, WEIGHTS_CMAP, as_axes, ticks
 
 #: The legend of a signal panel that has the room for one.
-LEGEND = MappingProxyType({"loc": "upper right", "fontsize": "small"})
+LEGEND = MappingProxyType({"loc": "upper right"})
 #: Small signal panels side by side (``draw_signal(..., **SMALL_PANEL)``):
-#: smaller dots and lines; the row's first panel carries the y label and
+#: smaller dots; the row's first panel carries the y label and
 #: a :data:`SMALL_LEGEND`.
 SMALL_PANEL = MappingProxyType({"dot_size": 2.5, "dot_alpha": 0.6, "line_width": 1.8, "ylabel": None})
-SMALL_LEGEND = MappingProxyType({"loc": "lower left", "fontsize": "x-small", "framealpha": 0.9})
+SMALL_LEGEND = MappingProxyType({"loc": "lower left", "framealpha": 0.9})
 
 
 def draw_signal(ax, positions, clean, noisy=None, output=None, *, output_label="attention output",
@@ -72,6 +74,7 @@ def draw_signal(ax, positions, clean, noisy=None, output=None, *, output_label="
     if output is not None:
         ax.plot(positions, output, "-", color=COLORS["output"], lw=line_width, label=output_label)
     ax.set_xlabel("position $p$")
+    ticks(ax)
     if ylabel is not None:
         ax.set_ylabel(ylabel)
     if legend is not None:
@@ -105,6 +108,8 @@ def draw_weights(ax, weights, positions=None, *, title="Attention weights"):
         extent = (positions[0], positions[-1], positions[-1], positions[0])
     im = ax.imshow(weights, cmap=WEIGHTS_CMAP, extent=extent, interpolation="nearest", aspect="equal")
     ax.set_title(title)
+    if positions is not None:
+        ticks(ax, y=True)
     ax.set_xlabel("key position $p_j$" if positions is not None else "key $j$")
     ax.set_ylabel("query position $p_i$" if positions is not None else "query $i$")
     return im
@@ -138,7 +143,7 @@ def draw_matrix(ax, matrix, *, limit=None, fmt="{:.3g}", sqrt_scale=False):
     shade, top = (np.sign(m) * np.sqrt(np.abs(m)), np.sqrt(top)) if sqrt_scale else (m, top)
     im = ax.imshow(shade, cmap="RdBu_r", vmin=-top, vmax=top)
     for (r, c), value in np.ndenumerate(m):
-        ax.text(c, r, fmt.format(value), ha="center", va="center", fontsize="x-small",
+        ax.text(c, r, fmt.format(value), ha="center", va="center",
                 color="white" if abs(shade[r, c]) > 0.6 * top else "black")
     return im
 

@@ -5,26 +5,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .._validation import InputTypeError, as_array, as_count, as_counts, as_nonnegative_scalar, as_series, as_weights
-from ._style import COLORS, new_figure
-from .panels import SMALL_LEGEND, SMALL_PANEL, draw_signal, draw_weights
+from ._style import COLORS, MAX_COLUMNS, MAX_HEIGHT, WIDTH, book_figure, new_figure, new_panels, shared_legend, ticks
+from .panels import SMALL_PANEL, draw_signal, draw_weights
+
+#: Height in inches of a head's row in :func:`plot_kernel_rows`.
+_ROW = 2.1
 
 #: Colours of the queries whose rows :func:`plot_kernel_rows` draws.
 _ROW_COLORS = (COLORS["noisy"], COLORS["output"], COLORS["accent"])
 
 
+@book_figure
 def plot_kernel_rows(positions, weights, queries):
-    """Several heads' attention matrices, and a few rows of each as curves.
+    """Several heads' attention matrices, and a few rows of each as curves: one head a row.
 
-    Top: each head's matrix, all on one colour scale, clipped at the largest
-    weight of the rows drawn below. Bottom: the rows of ``queries`` against
+    Left: each head's matrix, all on one colour scale, clipped at the largest
+    weight of the rows drawn beside it. Right: the rows of ``queries`` against
     the key position (solid), over the same rows of the first head (dashed),
-    so that every kernel is seen against the first.
+    so that every kernel is seen against the first. One legend under them.
 
     Parameters
     ----------
     positions : array_like, shape (n,)
     weights : dict of str -> array_like, shape (n, n)
-        Each head's attention matrix, by name; the first is the reference.
+        Each head's attention matrix, by name; the first is the reference. At most four.
     queries : sequence of int
         Up to three query indices.
 
@@ -37,31 +41,33 @@ def plot_kernel_rows(positions, weights, queries):
     rows = as_counts(queries, "queries", minimum=0)
     if len(rows) > len(_ROW_COLORS) or max(rows) >= p.size:
         raise ValueError(f"queries must be at most {len(_ROW_COLORS)} indices below {p.size}, got {queries!r}")
+    m = len(weights)
+    if m * _ROW > MAX_HEIGHT - 0.5:
+        raise ValueError(f"weights must hold at most {int((MAX_HEIGHT - 0.5) // _ROW)} heads, got {m}")
     (reference, first), *_ = weights.items()
-    fig = new_figure(2.6 * len(weights) + 0.6, 5.6)
-    axes = fig.subplots(2, len(weights), squeeze=False, height_ratios=(1.15, 1))
+    fig = new_figure(WIDTH, m * _ROW + 0.5)
+    axes = fig.subplots(m, 2, squeeze=False, width_ratios=(1, 1.3))
     top = max(float(w[rows].max()) for w in weights.values())
     for k, (name, w) in enumerate(weights.items()):
-        draw_weights(axes[0, k], w, p, title=name).set_clim(0, top)  # one colour scale for every matrix
-        ax = axes[1, k]
+        draw_weights(axes[k, 0], w, p, title="").set_clim(0, top)  # one colour scale for every matrix
+        axes[k, 0].set_ylabel("query $p_i$")
+        ax = axes[k, 1]
         for row, color in zip(rows, _ROW_COLORS, strict=False):
-            ax.plot(p, first[row], "--", color=COLORS["muted"], lw=1)
-            ax.plot(p, w[row], "-", color=color, lw=1.6, label=f"$p_i = {p[row]:.2f}$")
+            ax.plot(p, first[row], "--", color=COLORS["muted"], lw=1, label=f"{reference} (dashed)")
+            ax.plot(p, w[row], "-", color=color, lw=1.6, label=f"row of $p_i = {p[row]:.2f}$")
         ax.set_ylim(0, 1.08 * top)
-        ax.set_xlabel("key position $p_j$")
-        if k:
-            axes[0, k].set_ylabel("")
-        else:
-            ax.set_ylabel("weight $a_{ij}$")
-    axes[1, 0].legend(fontsize="x-small", loc="upper left")
-    if len(weights) > 1:
-        (dashed,) = axes[1, 1].plot([], [], "--", color=COLORS["muted"], lw=1, label=f"{reference} (dashed)")
-        axes[1, 1].legend(handles=[dashed], fontsize="x-small", loc="upper left")
+        ax.set_title(name)
+        ax.set_ylabel("weight $a_{ij}$")
+        ticks(ax)
+        for panel in axes[k]:
+            panel.set_xlabel("key position $p_j$" if k == m - 1 else "")
+    shared_legend(fig, [axes[0, 1]], ncols=2)
     return fig
 
 
+@book_figure
 def plot_head_outputs(positions, clean, noisy, outputs, errors):
-    """Several heads' outputs on the same noisy signal, one small panel each, its error in the title.
+    """Several heads' outputs on the same noisy signal, one small panel each in rows of two, its error in the title.
 
     Parameters
     ----------
@@ -80,13 +86,16 @@ def plot_head_outputs(positions, clean, noisy, outputs, errors):
     if not isinstance(errors, Mapping) or set(errors) != set(outputs):
         raise InputTypeError(f"errors must map the heads of outputs, {sorted(outputs)}, to their errors")
     errors = {name: as_nonnegative_scalar(errors[name], f"errors[{name!r}]") for name in outputs}
-    fig = new_figure(2.6 * len(outputs) + 0.6, 2.9)
-    axes = fig.subplots(1, len(outputs), sharey=True, squeeze=False)[0]
+    m = len(outputs)
+    fig, axes = new_panels(m, sharey=True, height=2.6)
     for k, (name, output) in enumerate(outputs.items()):
-        draw_signal(axes[k], p, f, s, output, output_label="output", **SMALL_PANEL,
-                    legend=SMALL_LEGEND if k == 0 else None)
-        axes[k].set_title(f"{name}\nRMSE {errors[name]:.3f}", fontsize="small")
-    axes[0].set_ylabel("value")
+        draw_signal(axes[k], p, f, s, output, output_label="output", **SMALL_PANEL, legend=None)
+        axes[k].set_title(f"{name}\nRMSE {errors[name]:.3f}", fontsize="medium")
+        if k % MAX_COLUMNS == 0:
+            axes[k].set_ylabel("value")
+        if k < m - MAX_COLUMNS:
+            axes[k].set_xlabel("")
+    shared_legend(fig, axes[:1])
     return fig
 
 

@@ -8,7 +8,7 @@ from matplotlib.ticker import NullFormatter
 from .._validation import InputTypeError, as_array, as_counts, as_entries
 from ..studies.bias_variance import REGIONS
 from ..studies.power_laws import PowerLaw
-from ._style import COLORS, new_figure
+from ._style import COLORS, WIDTH, book_figure, new_figure, shared_legend
 
 #: Colour of each region of :data:`selfattention.studies.bias_variance.REGIONS`.
 REGION_COLORS = {"whole": COLORS["output"], "interior": COLORS["accent"]}
@@ -29,6 +29,7 @@ def _power_law_panel(ax, x, best, fits, labels, along, fixed_values):
     ax.set_ylabel("best temperature $\\tau^*$")
 
 
+@book_figure
 def plot_power_laws(ns, sigmas, best, fits):
     """Best temperature against ``N`` (one line per sigma) and sigma (one per ``N``).
 
@@ -52,8 +53,8 @@ def plot_power_laws(ns, sigmas, best, fits):
     laws = fits.values() if isinstance(fits, dict) else ()
     if set(fits if isinstance(fits, dict) else ()) != set(REGIONS) or any(not isinstance(f, PowerLaw) for f in laws):
         raise InputTypeError(f"fits must map each region {sorted(REGIONS)} to its PowerLaw")
-    fig = new_figure(9.0, 3.8)
-    ax_n, ax_s = fig.subplots(1, 2)
+    fig = new_figure(WIDTH, 3.4)
+    ax_n, ax_s = fig.subplots(1, 2, sharey=True)
     labels = {
         region: f"{region}: $N^{{{fit.n_exponent:.2f}}}\\,\\sigma^{{{fit.sigma_exponent:.2f}}}$"
         for region, fit in fits.items()
@@ -62,5 +63,6 @@ def plot_power_laws(ns, sigmas, best, fits):
     _power_law_panel(ax_s, np.asarray(sigmas), best, fits, labels, "sigma", ns)
     ax_n.set_title("one line per $\\sigma$", fontsize="medium")
     ax_s.set_title("one line per $N$", fontsize="medium")
-    ax_s.legend(loc="upper left", fontsize="small")
+    ax_s.set_ylabel("")
+    shared_legend(fig, ncols=2)
     return fig

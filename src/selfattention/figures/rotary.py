@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._validation import as_positive_scalar
-from ._style import COLORS, new_figure
+from ._style import COLORS, WIDTH, book_figure, new_figure, shared_legend
 from .panels import draw_signal
 from .positional import _heads_of_a_query
 
@@ -11,6 +11,7 @@ from .positional import _heads_of_a_query
 _COLORS = (COLORS["output"], COLORS["accent"])
 
 
+@book_figure
 def plot_extrapolation(positions, clean, noisy, outputs, weights, query, *, set_up_span):
     """Two heads on a signal longer than the span one of them was set up for.
 
@@ -37,19 +38,19 @@ def plot_extrapolation(positions, clean, noisy, outputs, weights, query, *, set_
     if len(outputs) != len(_COLORS):
         raise ValueError(f"outputs and weights must name {len(_COLORS)} heads, got {len(outputs)}")
     span = as_positive_scalar(set_up_span, "set_up_span")
-    fig = new_figure(10.0, 5.4)
+    fig = new_figure(WIDTH, 5.4)
     ax_s, ax_w = fig.subplots(2, 1, height_ratios=(1.3, 1), sharex=True)
     (first, output), (second, other) = outputs.items()
     for ax in (ax_s, ax_w):
         ax.axvspan(p[0], p[0] + span, color=COLORS["muted"], alpha=0.15, lw=0)
     draw_signal(ax_s, p, f, s, output, output_label=first, dot_size=2.5, dot_alpha=0.5, legend=None)
     ax_s.plot(p, other, "-", color=_COLORS[1], lw=1.4, label=second)
-    ax_s.legend(fontsize="x-small", loc="lower left", framealpha=0.9, ncols=4)
+    shared_legend(fig, [ax_s], ncols=2, where="above")
     ax_s.set_xlabel("")
     for (name, w), color in zip(weights.items(), _COLORS, strict=True):
         ax_w.plot(p, w[i], "-", color=color, lw=1.5, label=name)
     ax_w.axvline(p[i], color=COLORS["clean"], ls=":", lw=1, label=f"query $p_i = {p[i]:.2f}$")
     ax_w.set_xlabel("key position $p_j$")
     ax_w.set_ylabel("weight $a_{ij}$")
-    ax_w.legend(fontsize="x-small", loc="upper right")
+    ax_w.legend(loc="upper right")
     return fig

@@ -26,9 +26,11 @@ import json
 import numpy as np
 
 from .. import defaults
-from .._validation import as_choice
+from .._validation import as_choice, as_count
+from ..head import gaussian_head
 from ..kernel import TIE_TOLERANCE, candidate_temperatures
 from ..multihead import derivative_layer, multi_head, signal_tokens
+from ..random_features import gaussian_frequencies, random_feature_head
 from ..signals import noisy_sine, unit_noise
 from ..studies.derivative import true_derivative
 from ..studies.noise_and_samples import smoothed_sine
@@ -127,15 +129,93 @@ def layer_data(layer, *, n=None, sigma=None, temperature=None, offset=None) -> d
     }
 
 
+#: The cost explorer: the seed of its frequencies' normal draws, the range of
+#: its slider for ``D``, and the ``N`` at which it times both heads.
+COST_FEATURE_SEED = 13
+COST_COUNT_RANGE = (1, 256)
+COST_TIMING_NS = (125, 250, 500, 1000, 2000, 4000)
+
+
+def cost_data(*, n=None, count=None) -> dict:
+    """What the cost explorer needs: the exact head against the head of ``D`` random Fourier features.
+
+    Parameters
+    ----------
+    n : int, optional
+        The starting number of samples, in the book's ``N`` range; the
+        book's ``N`` when omitted.
+    count : int, optional
+        The starting ``D``, in :data:`COST_COUNT_RANGE`; its largest when
+        omitted (the reader lowers it to see the estimate part from the
+        exact head).
+
+    Returns
+    -------
+    dict
+        ``layer`` ("cost"), ``seed``, ``periods``, ``sigma`` and
+        ``temperature`` (the book's); the starting ``n`` and ``count``; the
+        ranges ``n_range`` and ``count_range``; ``noise``, as for
+        :func:`explorer_data`; ``draws``, the standard normal draws of
+        :data:`COST_FEATURE_SEED` for the largest ``D``, whose first ``D``
+        sizes times ``sqrt(2 / tau)`` are
+        ``random_features.gaussian_frequencies(D, tau, COST_FEATURE_SEED)``;
+        ``timing_ns``, the ``N`` the page times the two heads at.
+    """
+    n, _ = defaults.check_sample_ranges(defaults.N if n is None else n, defaults.SIGMA)
+    count = as_count(COST_COUNT_RANGE[1] if count is None else count, "count")
+    if not COST_COUNT_RANGE[0] <= count <= COST_COUNT_RANGE[1]:
+        raise ValueError(f"count must lie in the slider range {list(COST_COUNT_RANGE)}, got {count}")
+    draws = np.random.default_rng(COST_FEATURE_SEED).standard_normal(COST_COUNT_RANGE[1])
+    return {
+        "layer": "cost", "seed": defaults.SEED, "periods": float(defaults.PERIODS),
+        "sigma": defaults.SIGMA, "temperature": defaults.TEMPERATURE, "n": n, "count": count,
+        "n_range": [int(v) for v in defaults.N_RANGE], "count_range": list(COST_COUNT_RANGE),
+        "noise": unit_noise(defaults.N_RANGE[1], defaults.SEED).tolist(), "draws": draws.tolist(),
+        "feature_seed": COST_FEATURE_SEED, "timing_ns": list(COST_TIMING_NS),
+    }
+
+
+def cost_series(data: dict):
+    """The cost explorer's picture for its data, computed by the package.
+
+    Parameters
+    ----------
+    data : dict
+        As returned by :func:`cost_data`.
+
+    Returns
+    -------
+    positions, clean, noisy, exact, approximate : ndarray, shape (n,)
+        The book's noisy sine, the exact head's output and the output of
+        the head of ``data["count"]`` random Fourier features.
+    """
+    if not isinstance(data, dict) or data.get("layer") != "cost":
+        raise TypeError("data must be the dict of cost_data()")
+    missing = sorted({"n", "count", "sigma", "temperature", "periods", "seed"} - set(data))
+    if missing:
+        raise ValueError(f"data lacks {', '.join(missing)}: pass the dict of cost_data()")
+    try:
+        n, sigma = defaults.check_sample_ranges(data["n"], data["sigma"])
+        p, clean, noisy = noisy_sine(n, sigma, periods=data["periods"], rng=data["seed"])
+        exact, _ = gaussian_head(noisy, p, data["temperature"])
+        omega = gaussian_frequencies(data["count"], data["temperature"], COST_FEATURE_SEED)
+    except ValueError as exc:  # name the caller's argument
+        raise type(exc)(f"data: {exc}") from exc
+    return p, clean, noisy, exact, random_feature_head(noisy, p, omega)[0]
+
+
 def explorer_json(**kwargs) -> str:
-    """:func:`explorer_data` (or, with ``layer``, :func:`layer_data`) as compact JSON for a ``<script>`` element.
+    """:func:`explorer_data` (or, with ``layer``, :func:`layer_data` or :func:`cost_data`) as compact JSON.
 
     Floats are written by ``repr``, so the browser parses back the very same
     doubles. The data hold only numbers and the layer's name, so the text can
     never contain the ``</script>`` that would end its element.
     """
     layer = kwargs.pop("layer", None)
-    data = explorer_data(**kwargs) if layer is None else layer_data(layer, **kwargs)
+    if layer == "cost":
+        data = cost_data(**kwargs)
+    else:
+        data = explorer_data(**kwargs) if layer is None else layer_data(layer, **kwargs)
     return json.dumps(data, separators=(",", ":"), allow_nan=False)
 
 

@@ -8,9 +8,10 @@ book's smoothing figure (:func:`smoothing_figure`), redrawn on every change.
 Defaults and slider ranges come from :mod:`selfattention.defaults`, so the
 widget starts on the very signal the chapters show.
 
-A widget needs a live kernel. The static book shows instead the still
-:func:`smoothing_figure` at the defaults, glued by a hidden cell, and does
-not execute the ``explore()`` cell (it is tagged ``skip-execution``).
+A widget needs a live kernel. The static book does not execute the
+``explore()`` cell (it is tagged ``skip-execution``); its in-page explorer
+(``_ext/attention_explorer``), just above the cell, shows the same head
+live with no kernel.
 
 Importing this module needs ipywidgets and matplotlib.
 """

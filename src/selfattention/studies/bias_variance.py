@@ -2,13 +2,14 @@ r"""Bias and variance of the engineered head, measured by Monte Carlo.
 
 For a fixed signal ``f`` sampled at ``n`` positions, noise level ``sigma``
 and temperature ``tau``, the head's output at position ``i`` varies with the
-noise draw. Over many draws ``r`` its error splits exactly into
+noise draw. Over :math:`R` draws its error splits exactly into
 
-.. math:: \underbrace{\overline{(\hat f_r(p_i) - f(p_i))^2}}_{\text{MSE}_i}
-    = \underbrace{(\overline{\hat f_r(p_i)} - f(p_i))^2}_{\text{bias}_i^2}
-    + \underbrace{\overline{(\hat f_r(p_i) - \overline{\hat f_r(p_i)})^2}}_{\text{variance}_i},
+.. math:: \underbrace{\overline{(\hat f(p_i) - f(p_i))^2}}_{\text{MSE}_i}
+    = \underbrace{(\overline{\hat f(p_i)} - f(p_i))^2}_{\text{bias}_i^2}
+    + \underbrace{\overline{(\hat f(p_i) - \overline{\hat f(p_i)})^2}}_{\text{variance}_i},
 
-where the bar is the mean over draws. Averaged over the positions of a
+where :math:`\hat f(p_i)` is the output of one draw and the line over a
+quantity its mean over the draws. Averaged over the positions of a
 region (the whole interval, or its interior away from the ends) this gives
 the curves of error against temperature.
 
@@ -93,7 +94,8 @@ class ErrorParts:
         as_count(self.draws, "draws", minimum=2)
 
 
-def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None, smoother=None) -> ErrorParts:
+def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None,
+                      smoother=None) -> ErrorParts:
     """Run the head on ``draws`` noise draws of a sine, for every temperature.
 
     Parameters
@@ -123,18 +125,29 @@ def monte_carlo_parts(n, temperatures, *, draws=200, periods=1, rng=None, smooth
     taus = as_temperatures(temperatures, "temperatures")
     rng = as_rng(rng)
     weights_at = _as_smoother(smoother)
-    c = min(taus.size, max(1, _BLOCK // (n * n)))  # temperatures per product
-    memory.require(8 * ((draws + 1) * n * (c + 1) + 4 * taus.size * n) + memory.BYTES_PER_ENTRY * c * n * n,
-                   "n and draws", f"{draws} draws of {n} samples and {c} {n} x {n} attention matrices")
+    c = _temperatures_per_product(n, draws, taus.size)  # memory checked
     p, f, _ = noisy_sine(n, 0.0, periods=periods)  # (n,), (n,): the clean sine
-    zf = np.vstack([rng.standard_normal((draws, n)), f])  # (R + 1, n): the unit noise, and the sine last
+    # (R + 1, n): the unit noise, and the clean sine last
+    zf = np.vstack([rng.standard_normal((draws, n)), f])
     parts = np.empty((4, taus.size, n))
     for block in (slice(t, t + c) for t in range(0, taus.size, c)):
         A = _smoother_weights(weights_at, p, taus[block])  # (c, n, n)
-        out = (zf @ A.reshape(-1, n).T).reshape(draws + 1, -1, n)  # (R + 1, c, n): every response at once
+        # (R + 1, c, n): the responses to every draw and to the sine at once
+        out = (zf @ A.reshape(-1, n).T).reshape(draws + 1, -1, n)
         az = out[:-1]  # (R, c, n): the head's response to every draw
-        parts[:, block] = out[-1] - f, az.mean(axis=0), az.var(axis=0), np.einsum("cij,cij->ci", A, A)
+        square_sums = np.einsum("cij,cij->ci", A, A)  # (c, n): sum_j A_ij**2
+        parts[:, block] = (out[-1] - f, az.mean(axis=0), az.var(axis=0),
+                           square_sums)
     return ErrorParts(p, taus, *parts[:3], draws, parts[3])
+
+
+def _temperatures_per_product(n: int, draws: int, count: int) -> int:
+    """How many of ``count`` temperatures :func:`monte_carlo_parts` puts in one product; refused when its
+    arrays (``draws`` draws of ``n`` samples, that many ``n x n`` matrices) exceed the memory limit."""
+    c = min(count, max(1, _BLOCK // (n * n)))
+    memory.require(8 * ((draws + 1) * n * (c + 1) + 4 * count * n) + memory.BYTES_PER_ENTRY * c * n * n,
+                   "n and draws", f"{draws} draws of {n} samples and {c} {n} x {n} attention matrices")
+    return c
 
 
 def _as_smoother(smoother):
@@ -253,13 +266,16 @@ def refined_argmin(temperatures, mse) -> float:
     r"""The temperature minimising an error curve, refined between grid points.
 
     A parabola in ``log tau`` through the smallest value and its two
-    neighbours gives the minimum between grid points: with
-    ``x = log tau``, its vertex is
+    neighbours gives the minimum between grid points. With the three
+    temperatures :math:`\tau_1 < \tau_2 < \tau_3` of the grid around its
+    smallest error and their logarithms :math:`\ell_1, \ell_2, \ell_3`, the vertex is
 
-    .. math:: x^* = x_1 - \frac{(x_1 - x_0)^2 (y_1 - y_2) - (x_1 - x_2)^2 (y_1 - y_0)}
-        {2\,[(x_1 - x_0)(y_1 - y_2) - (x_1 - x_2)(y_1 - y_0)]},
+    .. math:: \log \tau^* = \ell_2 - \frac{(\ell_2 - \ell_1)^2\, \big(\text{MSE}(\tau_2) - \text{MSE}(\tau_3)\big)
+        - (\ell_2 - \ell_3)^2\, \big(\text{MSE}(\tau_2) - \text{MSE}(\tau_1)\big)}
+        {2\,\big[(\ell_2 - \ell_1)\big(\text{MSE}(\tau_2) - \text{MSE}(\tau_3)\big)
+        - (\ell_2 - \ell_3)\big(\text{MSE}(\tau_2) - \text{MSE}(\tau_1)\big)\big]},
 
-    where the denominator is negative because ``y_1`` is the first smallest value.
+    where the denominator is negative because :math:`\text{MSE}(\tau_2)` is the first smallest value.
 
     Parameters
     ----------

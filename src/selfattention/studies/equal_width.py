@@ -36,11 +36,12 @@ def _weights(positions: np.ndarray, tau: float) -> dict:
 def errors_on_draws(n, sigma, temperature, seeds) -> dict:
     r"""The error of each of the three heads of one width on the book's sine, with the noise of each seed.
 
-    For the draw :math:`s = f(p) + \sigma z` of each seed
-    (:func:`~selfattention.noisy_sine`), every head's output :math:`A s` is
-    set against the clean sine:
+    For the draw :math:`s_i = f(p_i) + \sigma z_i` of each seed
+    (:func:`~selfattention.noisy_sine`), the samples stacked as the values
+    :math:`V`, every head's output :math:`\text{output} = A V` is set against
+    the clean sine:
 
-    .. math:: \operatorname{RMSE} = \sqrt{\tfrac1N \textstyle\sum_i \big((A s)_i - f(p_i)\big)^2}
+    .. math:: \operatorname{RMSE} = \sqrt{\tfrac1N \textstyle\sum_i \big(\text{output}_i - f(p_i)\big)^2}
 
     Parameters
     ----------

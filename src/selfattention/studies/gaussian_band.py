@@ -3,7 +3,7 @@ r"""The engineered head's attention matrix is a Gaussian band.
 Dividing the scores ``-(p_i - p_j)**2`` by ``tau`` and taking the softmax of
 row ``i`` gives
 
-.. math:: w_{ij} = \frac{\exp(-(p_i - p_j)^2 / \tau)}{\sum_k \exp(-(p_i - p_k)^2 / \tau)},
+.. math:: a_{ij} = \frac{\exp(-(p_i - p_j)^2 / \tau)}{\sum_l \exp(-(p_i - p_l)^2 / \tau)},
 
 a Gaussian in ``p_j`` centred on ``p_i`` with standard deviation
 ``h = sqrt(tau / 2)``, normalised over the positions that exist. The weights
@@ -44,7 +44,7 @@ def band_weights(positions, temperature) -> np.ndarray:
 def attention_row(positions, temperature, row):
     r"""One row of the head's weights next to the Gaussian the trick predicts.
 
-    .. math:: w_{ij} \propto \exp\!\left(-\frac{(p_i - p_j)^2}{\tau}\right),
+    .. math:: a_{ij} \propto \exp\!\left(-\frac{(p_i - p_j)^2}{\tau}\right),
         \text{ a Gaussian in } p_j \text{ with standard deviation } \sqrt{\tau / 2}
 
     Parameters

@@ -4,9 +4,11 @@ In the interior a head of bandwidth ``h`` has the bias ``h**2 f'' / 2 +
 h**4 f'''' / 8 + ...``; the second head, of bandwidth ``rho h``, has
 ``rho**2`` times the first term, and the combination
 (:func:`~selfattention.multihead.jackknife_layer`) cancels it, leaving
-``-rho**2 h**4 f'''' / 8``: a fourth-order kernel (the generalised
-jackknife). With the variance ``V(rho) / (N h)`` the best error then falls
-as ``N**(-8/9)`` instead of ``N**(-4/5)``.
+``-rho**2 h**4 f'''' / 8``: a kernel of order four (the generalised
+jackknife; :func:`ratio_cost` writes the kernel). With the variance
+``sigma**2 / ((N - 1) h)`` times the integral of the squared kernel at unit
+bandwidth (:func:`leading_order_variance`), the best error then falls as
+``N**(-8/9)`` instead of ``N**(-4/5)``.
 
 At the ends each head's bias is first order, ``c h f'(0)``, and the
 combination leaves ``c h f'(0) rho / (rho + 1)``: reduced, not cancelled.
@@ -113,13 +115,24 @@ def jackknife_smoother(ratio=RATIO):
 def ratio_cost(ratios) -> np.ndarray:
     r"""How the least interior error depends on ``rho``, relative to the limit ``rho -> 1``.
 
-    With the bias ``-rho**2 h**4 f'''' / 8`` and the variance ``sigma**2
-    V(rho) / (2 sqrt(pi) N h)``, where
+    The layer's weights are, on a dense grid and away from the ends,
+    :math:`b_{ij} \approx \chi_\rho\big((p_j - p_i) / h\big) / ((N - 1)\, h)`, with the
+    kernel at unit bandwidth
 
-    .. math:: V(\rho) = \frac{\rho^4 - 2\sqrt 2\, \rho^2 / \sqrt{1 + \rho^2} + 1/\rho}{(\rho^2 - 1)^2}
+    .. math:: \chi_\rho(u) = \frac{\rho^2 \kappa_1(u) - \kappa_\rho(u) / \rho}{\sqrt{2\pi}\, (\rho^2 - 1)},
 
-    (the integral of the squared kernel, from the overlaps of Gaussians),
-    the error at the best ``h`` is proportional to ``rho**(4/9) V(rho)**(8/9)``.
+    where :math:`\kappa_1` and :math:`\kappa_\rho` are the Gaussian kernel at
+    the bandwidths 1 and :math:`\rho`. Its squared integral follows from the
+    overlaps of Gaussians, :math:`\int \kappa_1(u)^2\, du = \sqrt\pi`,
+    :math:`\int \kappa_1(u)\, \kappa_\rho(u)\, du = \sqrt{2\pi}\, \rho / \sqrt{1 + \rho^2}` and
+    :math:`\int \kappa_\rho(u)^2\, du = \sqrt\pi\, \rho`:
+
+    .. math:: \int \chi_\rho(u)^2\, du
+        = \frac{\rho^4 - 2\sqrt 2\, \rho^2 / \sqrt{1 + \rho^2} + 1/\rho}{2 \sqrt\pi\, (\rho^2 - 1)^2} .
+
+    With the bias ``-rho**2 h**4 f'''' / 8`` and the variance
+    ``sigma**2 / ((N - 1) h)`` times that integral, the error at the best
+    ``h`` is proportional to ``rho**(4/9)`` times the integral to the power ``8/9``.
 
     Parameters
     ----------
@@ -129,7 +142,7 @@ def ratio_cost(ratios) -> np.ndarray:
     Returns
     -------
     ndarray, shape (a,)
-        ``rho**(4/9) V(rho)**(8/9)`` divided by its limit as ``rho -> 1``.
+        ``rho**(4/9)`` times the integral to the power ``8/9``, divided by its limit as ``rho -> 1``.
     """
     rho = as_array(ratios, "ratios", ndim=1)
     if (rho <= 1).any() or (rho > 1e3).any():
@@ -140,14 +153,11 @@ def ratio_cost(ratios) -> np.ndarray:
 def leading_order_variance(n, temperature, sigma, ratio=RATIO) -> float:
     r"""The layer's variance at a token of the interior, to leading order.
 
-    .. math:: \sigma^2 \sum_j b_{ij}^2 \approx \frac{\sigma^2}{(N - 1)\, h}
-        \int \Big(\frac{\rho^2 \phi(u) - \phi(u / \rho) / \rho}{\rho^2 - 1}\Big)^2 du
-        = \frac{\sigma^2\, V(\rho)}{2 \sqrt\pi\, (N - 1)\, h},
+    .. math:: \sigma^2 \sum_j b_{ij}^2 \approx \frac{\sigma^2}{(N - 1)\, h} \int \chi_\rho(u)^2\, du,
 
-    where ``phi`` is the standard normal density, the integrand the squared
-    weights of the layer at unit bandwidth (sums over the grid, ``N - 1``
-    samples per unit of position, replaced by integrals), and ``V(rho)`` is
-    :func:`ratio_cost`'s.
+    where :math:`\chi_\rho` is the layer's kernel at unit bandwidth, whose
+    squared integral :func:`ratio_cost` writes in closed form (sums over the
+    grid, ``N - 1`` samples per unit of position, replaced by integrals).
 
     Parameters
     ----------
@@ -175,7 +185,8 @@ def leading_order_variance(n, temperature, sigma, ratio=RATIO) -> float:
 
 
 def _variance_factor(rho: np.ndarray) -> np.ndarray:
-    """``V(rho)``, (a,): the closed form, or near 1, where it cancels, its series (``V(1) = 27/16``)."""
+    """``2 sqrt(pi)`` times the integral of the squared kernel, (a,): the closed form, or near 1, where it
+    cancels, its series (27/16 at 1)."""
     r2, e = rho * rho, rho - 1
     with np.errstate(divide="ignore", invalid="ignore"):
         closed = (r2 * r2 - 2 * np.sqrt(2) * r2 / np.sqrt(1 + r2) + 1 / rho) / (r2 - 1) ** 2

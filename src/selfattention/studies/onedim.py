@@ -105,15 +105,15 @@ def _overflows(*factors) -> bool:
 def onedim_curve(signal, values, strength, w_v=1.0):
     r"""The 1-D head's output as a function of a token's own value, and its slope.
 
-    A token of value ``x`` gets the weights
-    :math:`a_j(x) = \operatorname{softmax}_j(c\, x\, s_j)` over the tokens
-    ``s`` of ``signal``, and outputs
+    A token of value :math:`x_i` gets the weights
+    :math:`a_{ij} = \operatorname{softmax}_j(c\, x_i\, s_j)` over the tokens
+    :math:`s_j` of ``signal``, and outputs
 
-    .. math:: g_c(x) = w_v \sum_j a_j(x)\, s_j, \qquad
-        g_c'(x) = c\, w_v \Big(\sum_j a_j(x)\, s_j^2 - \big(\sum_j a_j(x)\, s_j\big)^2\Big):
+    .. math:: g_c(x_i) = w_v \sum_j a_{ij}\, s_j, \qquad
+        g_c'(x_i) = c\, w_v \Big(\sum_j a_{ij}\, s_j^2 - \big(\sum_j a_{ij}\, s_j\big)^2\Big):
 
     the slope is ``c w_v`` times the variance of the values under the
-    weights. At ``x = 0`` the weights are uniform, so ``g_c(0)`` is the mean
+    weights. At ``x_i = 0`` the weights are uniform, so ``g_c(0)`` is the mean
     of the signal and ``g_c'(0) = c w_v Var(s)``; where the weights pile onto
     the largest (or smallest) values, that variance, and the slope, fall.
 

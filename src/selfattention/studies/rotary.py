@@ -7,7 +7,10 @@ concatenated to the tokens does so only for the hand-set projections of
 :func:`random_projection_shift_gaps` measures both. A cosine kernel repeats
 with the period ``2 pi / omega``: :func:`long_sine` gives a longer signal
 than the one a frequency was chosen for, and :func:`far_share` how much
-weight the queries then give to keys beyond a distance.
+weight the queries then give to keys beyond a distance. Several frequencies
+repeat together only if the ratios of all of them are rational; otherwise
+their sum is quasi-periodic: :func:`largest_return` finds how close to the
+query's own weight a key beyond the span comes, within a reach.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from .._validation import (
     as_real_scalar,
     as_rng,
     as_series,
+    as_temperature,
     as_weights,
     finite_result,
 )
@@ -31,6 +35,8 @@ from ..signals import unit_noise
 
 #: The most samples :func:`long_sine` draws.
 MAX_SAMPLES = 2**20
+#: Distances per period of the highest frequency that :func:`largest_return` scans, and the most it scans.
+RETURN_STEPS, MAX_DISTANCES = 512, 2**26
 
 
 def random_projection_shift_gaps(positions, frequencies, shift, rng=None) -> dict:
@@ -155,3 +161,73 @@ def far_share(weights, positions, distance) -> np.ndarray:
     with np.errstate(over="ignore"):  # an overflowing distance is correctly far
         far = np.abs(p[:, None] - p[None, :]) > d  # (n, n)
     return np.sum(np.where(far, w, 0.0), axis=1)  # (n,)
+
+
+def largest_return(frequencies, temperature, span, reach):
+    r"""The most weight a key beyond ``span`` and within ``reach`` gets, relative to the query's own, and where.
+
+    A rotary (or sinusoidal) head whose pairs of coordinates all have one
+    amplitude :math:`\xi`, matched to the Gaussian head at ``temperature``
+    near the diagonal (the quadratic terms add up,
+    :math:`\xi\, (\omega_1^2 + \dots + \omega_F^2) = 2 / \tau`), gives a key
+    at the distance :math:`u` the weight
+
+    .. math:: \exp\Big(\xi \big(\cos(\omega_1 u) + \dots + \cos(\omega_F u) - F\big)\Big)
+
+    relative to the query's own. One frequency returns to the query's weight
+    every ``2 pi / omega``; several return together only if the ratios of all
+    of them are rational. The distances are scanned at :data:`RETURN_STEPS`
+    points per period of the highest frequency, and the largest refined on a
+    grid a thousand times finer around it.
+
+    Parameters
+    ----------
+    frequencies : array_like, shape (F,)
+        Positive.
+    temperature : float
+        ``tau > 0``.
+    span : float
+        ``>= 0``: only distances beyond it count.
+    reach : float
+        Greater than ``span``; at most :data:`MAX_DISTANCES` distances are scanned.
+
+    Returns
+    -------
+    weight : float
+        In (0, 1].
+    distance : float
+    """
+    omega = _as_frequencies(frequencies)
+    tau = as_temperature(temperature, "temperature")
+    start, stop = as_nonnegative_scalar(span, "span"), as_positive_scalar(reach, "reach")
+    if not stop > start:
+        raise ValueError(f"reach must exceed span, got span {start:g} and reach {stop:g}")
+    with np.errstate(over="ignore", divide="ignore"):
+        xi = finite_result(np.float64(2.0) / tau / np.sum(np.square(omega / omega.max())) / omega.max() ** 2,
+                           "frequencies and temperature: the amplitude 2 / (tau sum(omega**2)) overflows")
+        step = 2 * np.pi / omega.max() / RETURN_STEPS
+        count = np.ceil((stop - start) / step) if step > 0 else np.inf
+    if not count <= MAX_DISTANCES:
+        raise ValueError(f"frequencies and reach: the scan of the distances up to {stop:g} would take {count:.3g} "
+                         f"steps, more than {MAX_DISTANCES}")
+    best, where = -np.inf, start
+    for first in range(0, int(count) + 1, 2**16):
+        u = np.minimum(start + step * np.arange(first, min(first + 2**16, int(count) + 1)), stop)  # (c,)
+        best, where = _nearest_best(u, _return_scores(u, omega, xi), best, where)
+    fine = np.linspace(max(start, where - step), min(stop, where + step), 2001)  # (2001,)
+    best, where = _nearest_best(fine, _return_scores(fine, omega, xi), best, where)
+    return float(np.exp(best)), where
+
+
+def _nearest_best(u: np.ndarray, scores: np.ndarray, best: float, where: float) -> tuple[float, float]:
+    """The larger of ``best`` and the scores' largest, and its distance: of scores within rounding (1e-12) of each
+    other, the nearer distance (the scan runs outwards), so that a kernel that repeats reports its period."""
+    top = float(scores.max())
+    if top <= best + 1e-12:
+        return max(best, top), where
+    return top, float(u[np.argmax(scores >= top - 1e-12)])
+
+
+def _return_scores(u: np.ndarray, omega: np.ndarray, xi: float) -> np.ndarray:
+    """``xi (sum cos(omega u) - F)`` at each distance, (c,), as ``-2 xi sum sin(omega u / 2)**2`` (no cancellation)."""
+    return -2 * xi * np.sum(np.square(np.sin(np.outer(u, omega) / 2)), axis=1)

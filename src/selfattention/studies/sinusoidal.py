@@ -58,7 +58,10 @@ def cosine_scores(positions, frequencies, amplitudes) -> np.ndarray:
 def shift_gap(positions, frequencies, amplitudes, shift) -> float:
     r"""How much the cosine scores change when every position moves by ``shift``, relative to their size.
 
-    .. math:: \frac{\max_{ij} |e_{ij}(p + \text{shift}) - e_{ij}(p)|}{\max_{ij} |e_{ij}(p)|}
+    .. math:: \frac{\max_{ij} |e'_{ij} - e_{ij}|}{\max_{ij} |e_{ij}|},
+
+    with :math:`e_{ij}` the scores of the positions :math:`p_i` and
+    :math:`e'_{ij}` those of :math:`p_i + \text{shift}`.
 
     0 in exact arithmetic; rounding makes it about ``eps`` times the largest
     angle ``omega p``.
