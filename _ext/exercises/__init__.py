@@ -30,7 +30,9 @@ with ``{numref}`` and ``{ref}``) and tie each solution to its exercise. It
   executed notebook (myst-nb's glue data) and writes it, with the
   tolerance, into the page; ``static/answer-box.js`` compares the reader's
   entries with it (within ``atol + rtol * |answer|``, numpy's ``isclose``)
-  and says how far off a wrong one is, absolutely and relatively. A glued
+  and says whether a wrong one is too high or too low, never by how much
+  (that would give the answer away); after three wrong answers it offers
+  the exercise's solution, which the directive finds at build time. A glued
   value that is missing, not a finite number or not a rectangular matrix is
   a build error naming the page and the line.
 

@@ -8,7 +8,12 @@ a labelled input (a number) or a grid of labelled inputs in a
 ``<fieldset>`` (a matrix, one input per entry, "row 2, column 3"), a submit
 button, so that Enter checks, and a ``role="status"`` paragraph
 (``aria-live``) where ``static/answer-box.js`` says whether the answer is
-right and, if not, how far off it is.
+right and, if not, only whether it is too high or too low: never by how
+much, which would give the answer away. Every input names what it asks
+for (the label, or "row 2, column 3" in the matrix's ``<fieldset>`` named
+by its legend) and is described by the hint and the status line. After
+:data:`TRIES_BEFORE_SOLUTION` wrong answers the box shows a button that
+opens the exercise's solution (its ``<details>``, found at build time).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ DEFAULT_RTOL = 0.01
 #: The largest matrix a box asks for (rows and columns): beyond it, a reader would rather run code.
 MAX_SIDE = 8
 BOX_TITLE = "Check your answer"
+#: Wrong answers after which the box offers the solution (``static/answer-box.js`` reads it from the form).
+TRIES_BEFORE_SOLUTION = 3
 
 
 class answer_box(nodes.General, nodes.Element):
@@ -122,17 +129,35 @@ class AnswerBox(SphinxDirective):
         return [node, *messages]
 
 
-def _input(ident: str, aria_label: str | None = None) -> str:
+def _input(ident: str, box: str, aria_label: str | None = None) -> str:
     name = f' aria-label="{aria_label}"' if aria_label else ""
     return (f'<input id="{ident}" class="answer-box-input" type="text" autocomplete="off" '
-            f'autocapitalize="off" spellcheck="false"{name}>')
+            f'autocapitalize="off" spellcheck="false"{name} aria-describedby="{box}-hint {box}-feedback">')
+
+
+def solution_id(node: nodes.Element, document: nodes.document) -> str | None:
+    """The id of the solution of the exercise that holds ``node`` (sphinx-exercise's ``target_label``), if any."""
+    from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, solution_node
+
+    exercise = node.parent
+    while exercise is not None and not isinstance(exercise, exercise_node | exercise_enumerable_node):
+        exercise = exercise.parent
+    if exercise is None:
+        return None
+    for solution in document.findall(solution_node):
+        if solution.get("target_label") == exercise.get("label") and solution["ids"]:
+            return solution["ids"][0]
+    return None
 
 
 def visit_answer_box(self, node: answer_box) -> None:
     ident = node["ids"][0]
     data = {"expected": node["expected"], "rtol": node["rtol"], "atol": node["atol"], "matrix": node["matrix"]}
+    solution = solution_id(node, self.document)
+    offer = (f' data-solution="{html.escape(solution)}" data-tries="{TRIES_BEFORE_SOLUTION}"'
+             if solution else "")
     self.body.append(
-        f'<form class="answer-box" id="{ident}" data-answer="{html.escape(json.dumps(data))}" novalidate>'
+        f'<form class="answer-box" id="{ident}" data-answer="{html.escape(json.dumps(data))}"{offer} novalidate>'
         f'<p class="answer-box-title">{BOX_TITLE}</p>'
         + ('<fieldset class="answer-box-fields">' if node["matrix"] else '<div class="answer-box-fields">'))
 
@@ -140,19 +165,23 @@ def visit_answer_box(self, node: answer_box) -> None:
 def depart_answer_box(self, node: answer_box) -> None:
     ident, rows = node["ids"][0], node["expected"]
     if node["matrix"]:
-        cells = "".join(_input(f"{ident}-{r}-{c}", f"row {r + 1}, column {c + 1}")
+        cells = "".join(_input(f"{ident}-{r}-{c}", ident, f"row {r + 1}, column {c + 1}")
                         for r in range(len(rows)) for c in range(len(rows[0])))
         columns = f"repeat({len(rows[0])}, minmax(4.5em, 8em))"
         fields = (f'<div class="answer-box-grid" style="grid-template-columns: {columns}">'
                   f"{cells}</div></fieldset>")
     else:
-        fields = _input(f"{ident}-0-0") + "</div>"
+        fields = _input(f"{ident}-0-0", ident) + "</div>"
     what = "each entry" if node["matrix"] else "the answer"
+    solution = solution_id(node, self.document)
+    # Hidden until the reader has tried TRIES_BEFORE_SOLUTION times; never shown without JavaScript.
+    offer = (f'<p class="answer-box-offer" hidden><button type="button" class="answer-box-solution" '
+             f'aria-controls="{html.escape(solution)}">Show the solution</button></p>' if solution else "")
     self.body.append(
         f'{fields}<button type="submit" class="answer-box-check">Check</button>'
-        f'<p class="answer-box-hint">Type numbers such as 0.25, -2.5e-3, 1/4, 2*sqrt(2) or pi/2. '
-        f"An answer within {tolerance_words(node['rtol'], node['atol'])} of {what} counts as right.</p>"
-        '<p class="answer-box-feedback" role="status" aria-live="polite"></p>'
+        f'<p class="answer-box-hint" id="{ident}-hint">Type numbers such as 0.25, -2.5e-3, 1/4, 2*sqrt(2) or '
+        f"pi/2. An answer within {tolerance_words(node['rtol'], node['atol'])} of {what} counts as right.</p>"
+        f'<p class="answer-box-feedback" id="{ident}-feedback" role="status" aria-live="polite"></p>{offer}'
         '<noscript><p class="answer-box-hint">Checking an answer here needs JavaScript; '
         "the solution below gives it.</p></noscript></form>\n")
 

@@ -28,8 +28,12 @@ focusable. This extension
   port: there each formula's request and answer are two small writes each,
   and Nagle's algorithm with delayed acknowledgements held every round trip
   for about 40 ms (86 ms a formula, against 1 ms on the Unix socket);
-* lets a display formula wider than a phone's column scroll instead of
-  overflowing out of reach (``static/katex-layout.css``);
+* gives a display formula the column's whole width (no room kept for an
+  equation number the book does not use), and lets one still wider scroll
+  inside its own box, with a shadow at each edge beyond which more of it
+  lies, instead of overflowing out of reach (``static/katex-layout.css``;
+  a formula too wide for a phone is better broken into aligned lines:
+  ``tests/browser/test_math_fits.py``);
 * preloads, on pages with math, the two fonts nearly every formula uses
   (:data:`PRELOADED_FONTS`), so that text set in them does not reflow when
   they arrive (:func:`preload_fonts`);

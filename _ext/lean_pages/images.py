@@ -7,7 +7,12 @@ HTML translator's own ``visit_image`` (registered with ``app.add_node(...,
 override=True)``) and adds the image file's intrinsic ``width`` and
 ``height`` attributes (Sphinx's :func:`~sphinx.util.images.get_image_size`;
 the stylesheet keeps ``height: auto``, so the browser only takes the aspect
-ratio from them), ``decoding="async"``, and ``loading="lazy"``. Every image is
+ratio from them), ``decoding="async"``, and ``loading="lazy"``. A PNG drawn
+for screens of a higher device pixel ratio says so in a ``Pixel ratio`` text
+chunk (the book's figures are rendered at 2: ``selfattention.figures._style``):
+its attributes are then its CSS size, its pixels divided by that ratio
+(:func:`css_size`), so that a desktop shows it at that size and a phone of
+device pixel ratio 2 gets one image pixel per device pixel. Every image is
 lazy, the first too: a chapter opens with its idea in words (its set-up code
 collapsed), and an eager first figure further down took the bandwidth of what
 the first screen shows (on a slow network its largest paint came later); a
@@ -20,9 +25,26 @@ import os
 import re
 
 from docutils import nodes
+from PIL import Image
 from sphinx.util.images import get_image_size
 
 IMG = re.compile(r"<img\b")
+#: The PNG text chunk that gives the image's device pixels per CSS px.
+RATIO_CHUNK = "Pixel ratio"
+
+
+def css_size(path: str) -> tuple[int, int] | None:
+    """The CSS size of the image file at ``path``: its pixels, divided by its ``Pixel ratio`` chunk if it has one."""
+    size = get_image_size(path)
+    if size is None or not path.lower().endswith(".png"):
+        return size
+    with Image.open(path) as image:
+        ratio = getattr(image, "text", {}).get(RATIO_CHUNK)
+    if ratio is None:
+        return size
+    if not ratio.isdigit() or int(ratio) < 1:
+        raise ValueError(f"{path}: its {RATIO_CHUNK!r} text chunk must be a whole number >= 1, got {ratio!r}")
+    return size[0] // int(ratio), size[1] // int(ratio)
 
 
 def image_attributes(tag: str, size: tuple[int, int] | None) -> str:
@@ -41,7 +63,7 @@ def visit_image(self, node: nodes.image) -> None:
     """The translator's ``visit_image``, then :func:`image_attributes` on the ``<img>`` it wrote."""
     uri = node["uri"]  # the translator replaces it by the copy's URL in _images/
     source = os.path.join(self.builder.srcdir, uri)
-    size = get_image_size(source) if "://" not in uri and os.path.isfile(source) else None
+    size = css_size(source) if "://" not in uri and os.path.isfile(source) else None
     start = len(self.body)
     type(self).visit_image(self, node)
     for index in range(start, len(self.body)):

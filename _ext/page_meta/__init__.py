@@ -18,6 +18,14 @@ A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``):
   search and index pages get their name, the book's title and the first
   page's description; a description shorter than 50 characters is a build
   warning;
+* a chapter's opening, ``:::{div} chapter-goals`` right after its title
+  (what the reader will be able to do after the chapter, and the chapters
+  it builds on), is a light box (``static/chapter-goals.css``); the page's
+  meta description skips it, as it skips every container, and is the
+  paragraph that follows;
+* the home page's three ways to use the book, ``:::{div} three-ways``
+  around a list of three items, are light cards, side by side where the
+  column has room (``static/home.css``);
 * the site's root ``index.html`` is a real page (``<html lang>``, a title, a
   description, a link) that redirects to the book's first page, written with
   Sphinx's ``html_additional_pages`` (sphinx-external-toc then leaves it,
@@ -43,6 +51,8 @@ HERE = Path(__file__).resolve().parent
 HIDDEN_CELL_LABEL = ' aria-label="Toggle hidden content"'
 ROOT_PAGE = "index"
 ROOT_TEMPLATE = "root-redirect.html"
+#: The chapter opening's box, and the home page's three ways to use the book.
+CSS_FILES = ("chapter-goals.css", "home.css")
 GENERATED_PAGES = {"genindex": "Index of", "search": "Search"}
 
 
@@ -127,6 +137,14 @@ def add_root_page(app: Sphinx, config: Config) -> None:
         config.html_additional_pages[ROOT_PAGE] = ROOT_TEMPLATE
 
 
+def add_stylesheet(app: Sphinx) -> None:
+    """The stylesheets of :data:`CSS_FILES`, on every page (``builder-inited``): joined into the one
+    stylesheet every page shares (``lean_pages``), they cost no request of their own."""
+    app.config.html_static_path.append(str(HERE / "static"))
+    for name in CSS_FILES:
+        app.add_css_file(name)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput, visit_HideCellInput
 
@@ -139,4 +157,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
                        lambda self, node: type(self).depart_citation(self, node)))
     app.connect("config-inited", add_root_page, priority=900)  # after sphinx-external-toc sets root_doc
     app.connect("html-page-context", add_description)
+    app.connect("builder-inited", add_stylesheet)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

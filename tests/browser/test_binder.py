@@ -92,7 +92,7 @@ def test_the_page_asks_binder_for_its_repository_and_branch(binder_page):
 
 
 def test_the_status_names_binder_and_the_repository(binder_page):
-    assert (f"Connected: kernel python3 on Binder (mybinder.org, repository {FORK['repo']}@{FORK['ref']})"
+    assert (f"Connected: live session (python3) on Binder (mybinder.org, repository {FORK['repo']}@{FORK['ref']})"
             in status(binder_page))
 
 
@@ -158,8 +158,8 @@ def test_a_failed_build_says_why(browser, site_url):
     try:
         press_launch(page)
         page.locator(".live-code-status[data-state=error]").wait_for(timeout=RUN_TIMEOUT)
-        assert "Could not start a kernel on Binder (mybinder.org, repository reader/self-attention-fork@main)" \
-            in status(page)
+        assert ("Could not start a live Python session on Binder (mybinder.org, "
+                "repository reader/self-attention-fork@main)") in status(page)
         assert message in status(page)
         assert page.hub.requests == [BUILD_URL]
     finally:

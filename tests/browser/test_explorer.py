@@ -97,8 +97,10 @@ def assert_matches_package(page, weights=True):
 
 
 def canvas_pixels(page):
+    """{"signal", "matrix" (and "slope"): the canvas's pixels as a data URL}."""
     return page.evaluate(
-        f"""() => [...document.querySelectorAll('{SELECTOR} canvas')].map(c => c.toDataURL())"""
+        f"""() => Object.fromEntries([...document.querySelectorAll('{SELECTOR} canvas')]
+            .map(c => [[...c.classList].at(-1).replace('ae-canvas-', ''), c.toDataURL()]))"""
     )
 
 
@@ -211,10 +213,10 @@ def test_each_slider_moves_by_keyboard(explorer, key):
     assert {k: v for k, v in after.items() if k != key} == {k: v for k, v in before.items() if k != key}
     assert readout.text_content() != text
     assert readout.text_content() == slider.get_attribute("aria-valuetext")
-    signal_after, matrix_after = canvas_pixels(explorer)
-    assert signal_after != pixels[0]
+    after = canvas_pixels(explorer)
+    assert after["signal"] != pixels["signal"]
     if key != "sigma":  # the noise does not change the weights
-        assert matrix_after != pixels[1]
+        assert after["matrix"] != pixels["matrix"]
     assert_matches_package(explorer)
 
 
@@ -369,7 +371,7 @@ def test_dark_mode_changes_the_drawing(explorer):
     light = canvas_pixels(explorer)
     explorer.evaluate("document.documentElement.dataset.theme = 'dark'")
     explorer.wait_for_timeout(100)
-    assert canvas_pixels(explorer)[0] != light[0]
+    assert canvas_pixels(explorer)["signal"] != light["signal"]
     clean = explorer.evaluate(
         f"getComputedStyle(document.querySelector('{SELECTOR}')).getPropertyValue('--ae-clean').trim()"
     )
@@ -544,9 +546,9 @@ def test_each_layer_slider_moves_by_keyboard_and_redraws(layer, key):
     assert after[key] > before[key]
     assert {k: v for k, v in after.items() if k != key} == {k: v for k, v in before.items() if k != key}
     now = canvas_pixels(layer)
-    assert now[0] != pixels[0] and now[2] != pixels[2]  # the heads' outputs and the slope
+    assert now["signal"] != pixels["signal"] and now["slope"] != pixels["slope"]  # the heads' outputs, the slope
     if key != "sigma":
-        assert now[1] != pixels[1]  # the bands move; the noise does not change them
+        assert now["matrix"] != pixels["matrix"]  # the bands move; the noise does not change them
     assert_layer_matches_package(layer)
 
 
@@ -558,7 +560,7 @@ def test_the_offset_slider_moves_by_touch(browser, site_url):
         assert_layer_matches_package(page, weights=False)
         root = page.locator(SELECTOR)
         assert root.evaluate("el => el.scrollWidth <= el.clientWidth")
-        panels = [page.locator(f"{SELECTOR} .ae-panel-{name}").bounding_box() for name in ("signal", "matrix", "slope")]
+        panels = [page.locator(f"{SELECTOR} .ae-panel-{name}").bounding_box() for name in ("signal", "slope", "matrix")]
         assert panels[1]["y"] >= panels[0]["y"] + panels[0]["height"] - 1  # stacked on a phone
         assert panels[2]["y"] >= panels[1]["y"] + panels[1]["height"] - 1
         root.screenshot(path="/tmp/explorer-layer-phone.png")
@@ -573,7 +575,7 @@ def test_the_layer_in_dark_mode_and_screenshots(layer):
     light = canvas_pixels(layer)
     layer.evaluate("document.documentElement.dataset.theme = 'dark'")
     layer.wait_for_timeout(100)
-    assert canvas_pixels(layer)[0] != light[0]
+    assert canvas_pixels(layer)["signal"] != light["signal"]
     root.screenshot(path="/tmp/explorer-layer-dark.png")
 
 

@@ -51,8 +51,9 @@ BUDGET_BYTES = 700 * 1024
 #: on the longest chapter (8.), whose layout blocked a phone's main thread (4x CPU) for 0.77 s. With
 #: the sections after the first left to it, up to 2,703 (chapter 11, whose first section holds many
 #: formulas; chapter 10's was split in two when it reached 3,087); with the first section's parts
-#: from its fifth child on as well, at most 2,483 (the notation page, whose first section is one
-#: table). Counted, not timed.
+#: from its fifth child on as well, at most 2,483 (the notation page, whose second section, near
+#: the first screen, is one table: it reached 2,627 as that table grew, and 1,997 once its scores
+#: became a section of their own). Counted, not timed.
 MAX_RENDERED = 2600
 MAX_LAYOUT_SHIFT = 0.05
 MATH_SCRIPTS = ("mathjax", "katex", "auto-render", "live-math")
@@ -123,7 +124,7 @@ def test_the_layout_does_not_shift(visits):
 
 def explorer_links(site_dir, pages: list[str]) -> list[str]:
     """``page#id`` of every in-page explorer of the site."""
-    pattern = re.compile(r'<div class="attention-explorer" id="([^"]+)" data-attention-explorer')
+    pattern = re.compile(r'<div class="attention-explorer[^"]*" id="([^"]+)" data-attention-explorer')
     return [f"{path}#{ident}" for path in pages for ident in pattern.findall((site_dir / path).read_text())]
 
 
@@ -240,14 +241,15 @@ def test_no_accessibility_violation_in_our_markup_nor_unexplained_in_the_theme(v
 
 
 #: The tinted backgrounds of the book, on which a link must keep its contrast (an exercise's title, an answer box).
-TINTED = ("div.exercise > p.admonition-title", ".answer-box")
+TINTED = ("div.exercise > p.admonition-title", ".answer-box", "div.chapter-goals")
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_a_link_keeps_its_contrast_on_every_tinted_background(browser, pages_server, site_dir, pages, scheme):
     """A link added to each tinted box of a chapter that has them: axe-core's colour-contrast rule passes on it."""
     path = next(p for p in pages if all(box in (site_dir / p).read_text()
-                                        for box in ('class="answer-box"', 'class="exercise admonition')))
+                                        for box in ('class="answer-box"', 'class="exercise admonition',
+                                                                   'class="chapter-goals')))
     page = page_audit.open_page(browser, pages_server, color_scheme=scheme, **page_audit.PHONE)
     try:
         page_audit.visit(page, pages_server, path)

@@ -68,7 +68,7 @@ def set_source(page, cell_locator, source: str) -> None:
 
 def test_status_names_the_local_kernel(live_page, jupyter):
     text = status(live_page).inner_text()
-    assert "Connected: kernel python3" in text
+    assert "Connected: live session (python3)" in text
     assert f"your Jupyter server at {jupyter.url}" in text
 
 
@@ -186,11 +186,13 @@ def test_malformed_server_url_says_so(browser, site_url):
         page.context.close()
 
 
-def test_static_page_has_a_still_figure_and_no_widget_state(site_dir):
+def test_static_page_has_the_explore_cell_and_no_widget_state_or_still(site_dir):
+    """The cell is there for Live Code; the explorer above it shows, live, what a still of it would."""
     html = (site_dir / PAGE).read_text()
     assert "widget-state+json" not in html and "widget-view+json" not in html
-    figure = re.search(r'<figure[^>]*id="fig-smoothing-explore".*?</figure>', html, re.S)
-    assert figure and "<img" in figure.group(0)
+    cell = re.search(r'<div class="cell[^"]*tag_skip-execution[^"]*">.*?</pre>', html, re.S)
+    assert cell and re.sub(r"<[^>]+>", "", cell.group(0)).strip() == "explore()"
+    assert 'id="fig-smoothing-explore"' not in html
 
 
 def test_sphinx_thebe_loader_is_replaced(site_dir):

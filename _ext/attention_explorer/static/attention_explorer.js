@@ -15,7 +15,12 @@
  *   its attention matrix, and a "best tau" button;
  * - the derivative layer (data.layer === "derivative"): two heads at offsets
  *   +delta and -delta, their outputs, their two bands in one heat map, and the
- *   layer's output (head_+ - head_-) / (2 delta), an estimate of the slope.
+ *   layer's output (head_+ - head_-) / (2 delta), an estimate of the slope;
+ * - the induction circuit (data.layer === "induction", chapter 12): the
+ *   hand-built previous-token head and induction head on letters the reader
+ *   types, both layers' attention and the predicted next letters, a switch
+ *   that knocks out the first head and a slider for both heads' margin
+ *   (runCircuit() below; data from selfattention.interactive.circuit_data).
  *
  * The math, in the package's words (selfattention.noisy_sine, gaussian_head,
  * choose_temperature, multihead.derivative_layer):
@@ -53,6 +58,10 @@
  *   el.attentionExplorer.data              the embedded build-time data
  * After each redraw the element fires "attention-explorer:redraw".
  * Slider events are coalesced into one redraw per animation frame.
+ *
+ * The layout (stage() and keepPinned() below, window.AttentionExplorerLayout; described in the
+ * module docstring of _ext/attention_explorer): the main picture on top, sticky below the page's
+ * header, the controls and the other panels under it, so that a slider on screen has its picture in view.
  */
 (function () {
   "use strict";
@@ -233,6 +242,57 @@
     return ticks;
   }
 
+  // ---------------------------------------------------------------- the layout (reusable)
+
+  /**
+   * The explorers' layout, for every explorer of the book (see the module docstring of
+   * _ext/attention_explorer for the CSS classes): the main picture stays in view while a slider moves.
+   *
+   *   stage({main, side}) -> <div class="ae-stage"><div class="ae-main">...main</div>
+   *                                                  <div class="ae-side">...side</div></div>
+   *     main: the picture(s) a slider changes (figures .ae-panel); side: the controls (.ae-controls),
+   *     then any other panel. The main picture is sticky: it stays just below the page's sticky
+   *     header while the side, below it, scrolls. At least 36rem wide (a desktop's column) the
+   *     stylesheet sets the main panels side by side, and the controls beside the other panels.
+   *   keepPinned(stage) keeps the stage's CSS variables current: --ae-sticky-top, the bottom of the
+   *     theme's sticky header (0 without one), and --ae-main-height, the main picture's height, from
+   *     which the stylesheet sets the controls' scroll-margin-top, so that a control the keyboard
+   *     focuses is scrolled into view below the pinned picture, not under it.
+   * Both are on window.AttentionExplorerLayout, for an explorer written in another script.
+   */
+  function stage({ main, side }) {
+    return el("div", { class: "ae-stage" }, [
+      el("div", { class: "ae-main" }, main),
+      el("div", { class: "ae-side" }, side),
+    ]);
+  }
+
+  /** The bottom of the page's sticky header when it is stuck (px), 0 if it has none. */
+  function stickyHeaderBottom() {
+    const header = document.querySelector(".bd-header-article");
+    if (!header) return 0;
+    const style = getComputedStyle(header);
+    if (style.position !== "sticky" && style.position !== "fixed") return 0;
+    return (parseFloat(style.top) || 0) + header.getBoundingClientRect().height;
+  }
+
+  function keepPinned(stageEl) {
+    const main = stageEl.querySelector(".ae-main");
+    const update = () => {
+      stageEl.style.setProperty("--ae-sticky-top", `${Math.round(stickyHeaderBottom())}px`);
+      stageEl.style.setProperty("--ae-main-height", `${Math.ceil(main.getBoundingClientRect().height)}px`);
+    };
+    // Measured when the browser lays the stage out (a ResizeObserver's first call), not now: far below
+    // the view, its section is not rendered (content-visibility), and measuring would lay it out.
+    const observer = new ResizeObserver(update);
+    observer.observe(main);
+    const header = document.querySelector(".bd-header-article");
+    if (header) observer.observe(header);
+    return update;
+  }
+
+  window.AttentionExplorerLayout = Object.freeze({ stage, keepPinned });
+
   // ---------------------------------------------------------------- drawing
 
   /**
@@ -340,14 +400,15 @@
 
   /**
    * What both explorers share: the state and its sliders, the coalesced redraws, the canvases'
-   * sizes and colours. A subclass gives sliders() (the specs below), buildPanels(), compute(),
+   * sizes and colours, the layout (stage()). A subclass gives sliders() (the specs below), buildPanels()
+   * (-> {main: [figures], more: [figures]}: the main picture, and panels that go below the controls), compute(),
    * draw() and series().
    */
   class Explorer {
     constructor(root, data) {
       this.root = root;
       this.data = data;
-      this.z = Float64Array.from(this.data.noise);
+      this.z = Float64Array.from(this.data.noise || []);  // the induction circuit has no noise
       this.specs = this.sliders();
       this.state = Object.fromEntries(this.specs.map((s) => [s.key, s.start]));
       this.timing = { computeMs: 0, drawMs: 0, latencyMs: 0 };
@@ -393,7 +454,7 @@
 
     build() {
       const id = this.root.id;
-      this.panels = el("div", { class: "ae-panels" }, this.buildPanels());
+      const { main, more = [] } = this.buildPanels();
       this.inputs = {};
       this.outputs = {};
       const rows = this.specs.map((spec) => {
@@ -406,10 +467,12 @@
         return el("div", { class: "ae-control" }, [el("label", { for: input.id }, [spec.label]), input, output]);
       });
       const controls = el("div", { class: "ae-controls" }, [...rows, ...this.extraControls()]);
+      this.panels = stage({ main, side: [controls, ...more] });
       const fallback = this.root.querySelector(".attention-explorer-fallback");
       if (fallback) fallback.remove();
-      this.root.append(this.panels, controls);
+      this.root.append(this.panels);
       this.root.classList.add("ae-live");
+      keepPinned(this.panels);
     }
 
     extraControls() { return []; }
@@ -521,12 +584,12 @@
       this.canvasMatrix = this.matrixCanvas(
         "Attention matrix heat map: row i, from top to bottom, shows how much token i attends to every token j, from left to right; brighter is more weight.");
       this.vmaxOutput = el("span", { class: "ae-scale-max" });
-      return [
-        el("figure", { class: "ae-panel ae-panel-signal" }, [this.canvasSignal,
-          legend([["clean", "ground truth"], ["noisy", "noisy input"], ["output", "attention output"]])]),
-        el("figure", { class: "ae-panel ae-panel-matrix" }, [this.canvasMatrix,
-          matrixCaption(this.vmaxOutput, ["Attention weights: "])]),
-      ];
+      return {
+        main: [el("figure", { class: "ae-panel ae-panel-signal" }, [this.canvasSignal,
+          legend([["clean", "ground truth"], ["noisy", "noisy input"], ["output", "attention output"]])])],
+        more: [el("figure", { class: "ae-panel ae-panel-matrix" }, [this.canvasMatrix,
+          matrixCaption(this.vmaxOutput, ["Attention weights: "])])],
+      };
     }
 
     extraControls() {
@@ -610,14 +673,16 @@
         "Slope panel: the true slope of the sine (dashed) and the layer's estimate of it (solid line), against position from 0 to 1.");
       this.canvasSlope.classList.add("ae-canvas-slope");
       this.vmaxOutput = el("span", { class: "ae-scale-max" });
-      return [
-        el("figure", { class: "ae-panel ae-panel-signal" }, [this.canvasSignal,
-          legend([["clean", "ground truth"], ["noisy", "noisy input"], ["ahead", "head at +δ"], ["behind", "head at −δ"]])]),
-        el("figure", { class: "ae-panel ae-panel-matrix" }, [this.canvasMatrix,
-          matrixCaption(this.vmaxOutput, ["The two heads' weights, averaged: "])]),
-        el("figure", { class: "ae-panel ae-panel-slope" }, [this.canvasSlope,
-          legend([["clean", "true slope f′(p)"], ["output", "two heads: (head at +δ − head at −δ) / 2δ"]])]),
-      ];
+      return {
+        main: [
+          el("figure", { class: "ae-panel ae-panel-signal" }, [this.canvasSignal,
+            legend([["clean", "ground truth"], ["noisy", "noisy input"], ["ahead", "head at +δ"], ["behind", "head at −δ"]])]),
+          el("figure", { class: "ae-panel ae-panel-slope" }, [this.canvasSlope,
+            legend([["clean", "true slope f′(p)"], ["output", "two heads: (head at +δ − head at −δ) / 2δ"]])]),
+        ],
+        more: [el("figure", { class: "ae-panel ae-panel-matrix" }, [this.canvasMatrix,
+          matrixCaption(this.vmaxOutput, ["The two heads' weights, averaged: "])])],
+      };
     }
 
     compute() {
@@ -664,8 +729,170 @@
     }
   }
 
+  /**
+   * The hand-built induction circuit (selfattention.induction, via circuit_data.circuit_run) on token
+   * ids 0..V-1: N = n + 1 rows, row 0 the start marker (no symbol), positions p_i = i / (N - 1) centred
+   * on the middle of their range (numpy's linspace, the last exactly 1). Both heads are causal.
+   *   layer 1: q_i = [sqrt2 (p_i + delta), -2 delta p_i - p_i^2 - delta^2, 1], k_j = [sqrt2 p_j, 1, -p_j^2]
+   *            (gaussian_head_weights), scores q_i . k_j / tau1, delta = -1/(N-1), tau1 = delta^2 / margin;
+   *            its output sum_j a_ij o_j is written in the stream's "previous" subspace (unless knocked out)
+   *   layer 2: scores o_i . previous_j / tau2, tau2 = 1 / margin; its output sum_j a_ij o_j is the
+   *            prediction: row i's scores of the symbol after it, predicted = the first largest.
+   * Returns {weights: [A1, A2] (Float64Array N*N each, row-major), scores (Float64Array N*V), predicted}.
+   */
+  function runCircuit(ids, margin, knocked, V) {
+    const N = ids.length + 1, step = 1 / (N - 1), r2 = Math.SQRT2;
+    const raw = new Float64Array(N);
+    for (let i = 0; i < N; i++) raw[i] = i * step;
+    raw[N - 1] = 1;
+    const mid = raw[0] / 2 + raw[N - 1] / 2;
+    const p = raw.map((x) => x - mid);
+    const sym = (j) => (j === 0 ? -1 : ids[j - 1]);  // the symbol of row j; -1: the start marker
+    const delta = -step, tau1 = (step * step) / margin, tau2 = 1 / margin;
+    const q = [], k = [];
+    for (let i = 0; i < N; i++) {
+      q.push([p[i] * r2 + r2 * delta, p[i] * (-2 * delta) + p[i] * p[i] * -1 + -(delta * delta), 1]);
+      k.push([p[i] * r2, 1, -(p[i] * p[i])]);
+    }
+    const A1 = causalSoftmax(N, (i, j) => (q[i][0] * k[j][0] + q[i][1] * k[j][1] + q[i][2] * k[j][2]) / tau1);
+    const previous = averageSymbols(A1, N, V, sym);  // N * V
+    if (knocked) previous.fill(0);
+    const A2 = causalSoftmax(N, (i, j) => (sym(i) < 0 ? 0 : previous[j * V + sym(i)]) / tau2);
+    const scores = averageSymbols(A2, N, V, sym);
+    const predicted = new Int32Array(N);
+    for (let i = 0; i < N; i++) {
+      let best = 0;
+      for (let v = 1; v < V; v++) if (scores[i * V + v] > scores[i * V + best]) best = v;
+      predicted[i] = best;
+    }
+    return { weights: [A1, A2], scores, predicted, N };
+  }
+
+  /** Row-wise softmax of score(i, j) over the keys j <= i (the causal mask), shifted by each row's largest. */
+  function causalSoftmax(N, score) {
+    const A = new Float64Array(N * N);
+    for (let i = 0; i < N; i++) {
+      let top = -Infinity;
+      for (let j = 0; j <= i; j++) { const s = score(i, j); A[i * N + j] = s; if (s > top) top = s; }
+      let total = 0;
+      for (let j = 0; j <= i; j++) { const e = Math.exp(A[i * N + j] - top); A[i * N + j] = e; total += e; }
+      for (let j = 0; j <= i; j++) A[i * N + j] /= total;
+    }
+    return A;
+  }
+
+  /** sum_j a_ij o_j: for each row, the weight its keys of each symbol get (the start marker has none). */
+  function averageSymbols(A, N, V, sym) {
+    const out = new Float64Array(N * V);
+    for (let i = 0; i < N; i++) {
+      for (let j = 1; j <= i; j++) out[i * V + sym(j)] += A[i * N + j];
+    }
+    return out;
+  }
+
+  /** The induction circuit: two layers' attention on the reader's letters, the knock-out, the margin. */
+  class InductionExplorer extends Explorer {
+    sliders() {
+      const d = this.data;
+      return [this.linearSpec("margin", "Sharpness: margin of both heads", d.margin_range, this.data.margin,
+        this.data.margin_step,
+        (v) => v.toFixed(1), false)];
+    }
+
+    buildPanels() {
+      this.text = this.data.text;
+      this.knocked = false;
+      this.canvases = ["first", "second"].map((which) => this.matrixCanvas(
+        `Heat map of the ${which} layer's attention: row i, from top to bottom, is the query of the i-th letter ` +
+        "(the start marker first), column j the key; brighter is more weight."));
+      this.holders = [{}, {}];
+      this.rowsOutput = el("output", { class: "ae-circuit-rows" });
+      this.predictedOutput = el("output", { class: "ae-circuit-predicted", "aria-live": "polite" });
+      const pair = el("div", { class: "ae-circuit-pair" }, this.canvases.map((canvas, k) => el("div", {}, [
+        el("div", { class: "ae-circuit-title" }, [k ? "layer 2: induction" : "layer 1: previous token"]), canvas])));
+      return {
+        main: [el("figure", { class: "ae-panel ae-panel-circuit" }, [pair,
+          el("figcaption", {}, ["Rows: ", this.rowsOutput, el("br"), "Predicted next: ", this.predictedOutput])])],
+      };
+    }
+
+    extraControls() {
+      const id = this.root.id;
+      this.textInput = el("input", { type: "text", id: `${id}-text`, value: this.data.text, autocomplete: "off",
+        autocapitalize: "none", spellcheck: "false", maxlength: String(this.data.max_tokens) });
+      this.textError = el("output", { class: "ae-circuit-error", "aria-live": "polite", for: this.textInput.id });
+      this.textInput.addEventListener("input", () => this.onText());
+      this.knockInput = el("input", { type: "checkbox", id: `${id}-knock` });
+      this.knockInput.addEventListener("change", () => { this.knocked = this.knockInput.checked; this.schedule(); });
+      return [
+        el("div", { class: "ae-control ae-control-text" }, [
+          el("label", { for: this.textInput.id }, [`Sequence (1 to ${this.data.max_tokens} letters a to z)`]),
+          this.textInput, this.textError]),
+        el("div", { class: "ae-control-switch" }, [this.knockInput,
+          el("label", { for: this.knockInput.id }, ["Knock out layer 1 (its output left out of the stream)"])]),
+      ];
+    }
+
+    /** The typed letters, lower-cased; anything else is refused by name and the picture keeps the last sequence. */
+    onText() {
+      const text = this.textInput.value.toLowerCase();
+      const problem = this.textProblem(text);
+      this.textError.textContent = problem || "";
+      if (problem) return;
+      this.text = text;
+      this.schedule();
+    }
+
+    textProblem(text) {
+      if (typeof text !== "string" || text.length === 0) return "Type at least one letter.";
+      if (text.length > this.data.max_tokens) return `At most ${this.data.max_tokens} letters.`;
+      const bad = [...new Set([...text].filter((c) => !this.data.letters.includes(c)))];
+      return bad.length ? `Only the letters a to z, not ${bad.map((c) => JSON.stringify(c)).join(", ")}.` : null;
+    }
+
+    get params() { return { ...this.state, text: this.text, knocked: this.knocked }; }
+
+    setParams(params) {
+      const { text = this.text, knocked = this.knocked, ...rest } = params;
+      const problem = this.textProblem(text);
+      if (problem) throw new RangeError(`text: ${problem} Got ${JSON.stringify(text)}`);
+      if (typeof knocked !== "boolean") throw new RangeError(`knocked must be true or false, got ${knocked}`);
+      this.text = text;
+      this.knocked = knocked;
+      this.textInput.value = text;
+      this.textError.textContent = "";
+      this.knockInput.checked = knocked;
+      return super.setParams(rest);
+    }
+
+    compute() {
+      const letters = this.data.letters;
+      const ids = Int32Array.from(this.text, (c) => letters.indexOf(c));
+      this.result = { ...runCircuit(ids, this.state.margin, this.knocked, letters.length), text: this.text };
+    }
+
+    draw() {
+      const { weights, N, predicted, text } = this.result;
+      weights.forEach((A, k) => drawHeat(this.canvases[k], this.holders[k], N, (i, j) => A[i * N + j], 1));
+      const letters = this.data.letters;
+      this.rowsOutput.textContent = this.data.start + text;
+      this.predictedOutput.textContent = Array.from(predicted, (v) => letters[v]).join("");
+    }
+
+    series({ weights = true } = {}) {
+      const { weights: mats, scores, predicted, N, text } = this.result;
+      const V = this.data.letters.length;
+      const rows = (M, width) => Array.from({ length: N }, (_, i) => Array.from(M.subarray(i * width, (i + 1) * width)));
+      return {
+        text, predicted: Array.from(predicted), scores: rows(scores, V),
+        ...(weights ? { weights: mats.map((A) => rows(A, N)) } : {}),
+      };
+    }
+  }
+
   function api(explorer) {
     const methods = {
+      ...(explorer.extraApi ? explorer.extraApi() : {}),
       get params() { return explorer.params; },
       get timing() { return { ...explorer.timing }; },
       get data() { return explorer.data; },
@@ -679,15 +906,34 @@
     return Object.freeze(methods);
   }
 
-  const KINDS = { derivative: DerivativeExplorer };
+  const KINDS = { derivative: DerivativeExplorer, induction: InductionExplorer };
 
   function start() {
     for (const root of document.querySelectorAll("[data-attention-explorer]")) {
       if (root.attentionExplorer) continue;
       const data = JSON.parse(root.querySelector("script.attention-explorer-data").textContent);
-      root.attentionExplorer = api(new (KINDS[data.layer] || SmoothingExplorer)(root, data));  // data.layer: the kind
+      const Kind = data.layer === undefined ? SmoothingExplorer : KINDS[data.layer];  // data.layer: the kind
+      if (Kind) root.attentionExplorer = api(new Kind(root, data));  // else its script registers it, then starts
     }
   }
+
+  /**
+   * An explorer in a script of its own (the extension loads it after this one) registers its class
+   * under its layer's name; the explorers of that kind start then (or when the page is parsed).
+   */
+  function registerKind(layer, Kind) {
+    KINDS[layer] = Kind;
+    if (document.readyState !== "loading") start();
+  }
+
+  /**
+   * What an explorer written in another script shares with these (the cost explorer,
+   * cost_explorer.js): the base class and its layout, the helpers that build and draw, the book's
+   * noisy sine, and registerKind(). A subclass may add methods to its element's API with extraApi().
+   */
+  window.AttentionExplorerKit = Object.freeze({
+    Explorer, el, drawCurves, yLimit, legend, noisySine, whenNearView, registerKind,
+  });
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

@@ -4,9 +4,12 @@
  * holds the answer the package computed when the book was built. A reader's entry is
  * read as a small arithmetic expression (numbers, + - * / ^, parentheses, sqrt, pi),
  * compared with the answer within atol + rtol * |answer| (numpy's isclose), and the
- * status line (role="status", aria-live) says whether it is right and, if not, by how
- * much it is off, absolutely and relatively. Submitting the form (Enter in any entry,
- * or the Check button) checks it.
+ * status line (role="status", aria-live) says whether it is right and, if not, whether
+ * it is too high or too low: never the answer, nor by how much it is off (which would
+ * give the answer away: "0.03 is 0.01 too high"). Submitting the form (Enter in any
+ * entry, or the Check button) checks it. A form with data-solution (the id of the
+ * exercise's solution, a <details>) and data-tries shows, after that many wrong answers,
+ * its "Show the solution" button, which opens the solution and moves the focus to it.
  */
 (function () {
   "use strict";
@@ -67,13 +70,9 @@
     return text.replace(/^-/, "\u2212");
   }
 
-  /** How far `value` is from `answer`, in words: "0.01 too high, 50 % above the answer". */
-  function howFar(value, answer, what) {
-    const gap = value - answer;
-    const words = `${show(Math.abs(gap))} too ${gap > 0 ? "high" : "low"}`;
-    if (answer === 0) return `${words} (${what} is 0)`;
-    const percent = 100 * Math.abs(gap) / Math.abs(answer);
-    return `${words}, ${show(percent)} % ${gap > 0 ? "above" : "below"} ${what}`;
+  /** Which way `value` is off from `answer`, in words, without saying by how much. */
+  function direction(value, answer) {
+    return value > answer ? "too high" : "too low";
   }
 
   function close(value, answer, data) {
@@ -108,12 +107,12 @@
     const off = values.map((v, k) => (close(v, expected[k], data) ? null : k)).filter((k) => k !== null);
     if (!data.matrix) {
       return off.length
-        ? { message: `Not yet: ${show(values[0])} is ${howFar(values[0], expected[0], "the answer")}.`, wrong: inputs }
+        ? { message: `Not yet: ${show(values[0])} is ${direction(values[0], expected[0])}.`, wrong: inputs }
         : { message: `Right: ${show(values[0])} matches the answer, ${show(expected[0])}.`, wrong: [] };
     }
     if (!off.length) return { message: `Right: all ${values.length} entries match.`, wrong: [] };
     const details = off.slice(0, 3).map((k) =>
-      `${label(inputs[k], data)}: ${show(values[k])} is ${howFar(values[k], expected[k], "the entry")}.`);
+      `${label(inputs[k], data)}: ${show(values[k])} is ${direction(values[k], expected[k])}.`);
     const more = off.length > 3 ? ` ${off.length - 3} more entries are off too.` : "";
     return {
       message: `Not yet: ${off.length} of ${values.length} entries are off. ${details.join(" ")}${more}`,
@@ -121,10 +120,26 @@
     };
   }
 
+  /** The solution's button: it opens the <details>, scrolls to it and moves the focus to its summary. */
+  function offerSolution(form) {
+    const solution = document.getElementById(form.dataset.solution || "");
+    const offer = form.querySelector(".answer-box-offer");
+    if (!solution || !offer) return null;
+    offer.querySelector("button").addEventListener("click", () => {
+      solution.open = true;
+      const summary = solution.querySelector("summary") || solution;
+      summary.focus({ preventScroll: true });
+      solution.scrollIntoView({ block: "start" });
+    });
+    return { offer, after: Number(form.dataset.tries) || 3 };
+  }
+
   function setUp(form) {
     const data = JSON.parse(form.dataset.answer);
     const inputs = Array.from(form.querySelectorAll("input.answer-box-input"));
     const status = form.querySelector(".answer-box-feedback");
+    const solution = offerSolution(form);
+    let wrongTries = 0;
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const result = check(inputs, data);
@@ -132,7 +147,12 @@
       for (const input of result.wrong) input.setAttribute("aria-invalid", "true");
       form.classList.toggle("answer-box-right", result.wrong.length === 0);
       form.classList.toggle("answer-box-wrong", result.wrong.length > 0);
-      status.textContent = result.message;
+      let message = result.message;
+      if (result.message.startsWith("Not yet") && solution && ++wrongTries >= solution.after) {
+        solution.offer.hidden = false;
+        message += " Stuck? The button below opens the solution.";
+      }
+      status.textContent = message;
     });
   }
 

@@ -131,7 +131,7 @@
       ? `Could not connect to ${where(source, config)}: it refused the connection, is not running, ` +
         "or does not accept this page's origin or token. If you started it with make live, " +
         "check that it is still running and open the URL it printed."
-      : `Could not start a kernel on ${where(source, config)}.`;
+      : `Could not start a live Python session on ${where(source, config)}.`;
     setStatus("error", `${reason} (${detail})`);
   }
 
@@ -224,8 +224,8 @@
       watchThebe(source, config);
       prepareCells();
       const result = await window.thebe.bootstrap(thebeOptions(config, source));
-      if (!result.session) throw new Error("the server started no kernel");
-      setStatus("ready", `Connected: kernel ${config.kernelName} on ${where(source, config)}. ` +
+      if (!result.session) throw new Error("the server started no live session");
+      setStatus("ready", `Connected: live session (${config.kernelName}) on ${where(source, config)}. ` +
         "Edit any cell and press run.");
       runInitCells();
     } catch (err) {
