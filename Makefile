@@ -23,7 +23,7 @@ PDF := _build/pdf/self-attention-by-hand.pdf
 PUBLISH_REPOSITORY ?= $(shell git remote get-url origin 2>/dev/null | sed -nE 's#^.*github\.com[:/]([^/]+/[^/]+)$$#\1#p' | sed 's/\.git$$//')
 PUBLISH_BRANCH ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null)
 
-.PHONY: help venv assets browser build pdf publish push-pages binder-env lint test test-unit test-variations test-browser bench live lock clean
+.PHONY: help venv assets browser build pdf print-book publish push-pages binder-env lint test test-unit test-variations test-browser bench live lock clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -51,33 +51,40 @@ browser: ## Make sure a Chromium is available for the browser tests
 # Builds of one commit are byte-identical: _ext/site_build dates the pages ("last updated",
 # copyright year) from the last commit's time (SOURCE_DATE_EPOCH, unless it is set).
 # tools/build.py runs Jupyter Book's Sphinx build (warnings are errors, nitpicky, keep going) in
-# _build/staging and publishes it to _build/html only when it succeeds.
+# _build/staging and publishes it to _build/html only when it succeeds. One build of the tree at a time:
+# every target that writes _build/ holds its lock (tools/buildlock.py), and a second one waits.
 build: $(VENV_STAMP) $(NPM_STAMP) ## Build the site into _build/html (warnings are errors; a failed build publishes nothing)
 	$(BIN)/python -m tools.build
 
 # The HTML build executes the chapters, one process per core, into the execution cache; the
 # single-page build (jupyter-book's, which reads in one process) then takes every chapter's outputs
 # from that cache. The site is then rebuilt with BOOK_PDF, which copies the PDF into it and links
-# it from every page.
+# it from every page. All of it under one hold of the build's lock: no other build publishes in between.
 pdf: $(VENV_STAMP) $(NPM_STAMP) browser ## Print the book to _build/pdf/ (Chromium) and build the site linking it
+	$(BIN)/python -m tools.buildlock $(MAKE) --no-print-directory print-book
+
+# make pdf's steps (make pdf runs them holding the lock; the builds inside find it their own).
+print-book: $(VENV_STAMP) $(NPM_STAMP)
 	$(MAKE) --no-print-directory build
 	$(BIN)/jupyter-book build . --builder singlehtml --warningiserror --nitpick --keep-going
 	$(BIN)/python -m tools.pdf --site _build/singlehtml --out $(PDF)
 	BOOK_PDF=$(PDF) $(MAKE) --no-print-directory build
 
-publish: ## Build and print the book for origin's GitHub repository, then push it to its gh-pages branch
+publish: $(VENV_STAMP) ## Build and print the book for origin's GitHub repository, then push it to its gh-pages branch
 	@test -n "$(PUBLISH_REPOSITORY)" || { echo "origin is not on GitHub: make publish PUBLISH_REPOSITORY=owner/name" >&2; exit 2; }
-	BOOK_REPOSITORY=$(PUBLISH_REPOSITORY) BOOK_BRANCH=$(PUBLISH_BRANCH) $(MAKE) --no-print-directory pdf
-	$(MAKE) --no-print-directory push-pages
+	BOOK_REPOSITORY=$(PUBLISH_REPOSITORY) BOOK_BRANCH=$(PUBLISH_BRANCH) $(BIN)/python -m tools.buildlock \
+		$(SHELL) -c '$(MAKE) --no-print-directory pdf && $(MAKE) --no-print-directory push-pages'
 
 # .nojekyll: GitHub Pages would otherwise run Jekyll, which drops _static/, _images/ and _sources/.
 push-pages: $(VENV_STAMP) ## Push _build/html as it is to origin's gh-pages branch (make publish builds it first)
-	$(BIN)/ghp-import --no-jekyll --push --force --branch gh-pages --remote origin \
+	$(BIN)/python -m tools.buildlock $(BIN)/ghp-import --no-jekyll --push --force --branch gh-pages --remote origin \
 		--message "Publish the book built from $$(git rev-parse --short HEAD)" $(SITE)
 
-lint: $(VENV_STAMP) ## Check the code with ruff (configured in pyproject.toml) and the workflow with actionlint
+# zizmor audits the workflow's security offline (no GitHub API): actions pinned to commits, no persisted credentials.
+lint: $(VENV_STAMP) ## Check the code with ruff (configured in pyproject.toml) and the workflow with actionlint and zizmor
 	$(BIN)/ruff check
 	$(BIN)/actionlint -shellcheck=$(BIN)/shellcheck
+	$(BIN)/zizmor --offline --no-progress --quiet .github/workflows
 
 # Two workers (pytest-xdist), each taking whole test files: the machine the book is built on has two cores.
 PYTEST := $(BIN)/pytest -n 2 --dist loadfile
@@ -119,7 +126,8 @@ live: $(VENV_STAMP) $(NPM_STAMP) ## Serve the book with live code on a local Jup
 
 lock: ## Regenerate requirements.txt and binder/requirements.txt from their .in files
 	$(PYTHON) -m venv .venv-lock
-	.venv-lock/bin/pip install --quiet pip-tools
+	# pip 26 makes pip-compile write `-e .` as the absolute file:// URL of this clone.
+	.venv-lock/bin/pip install --quiet "pip<26" pip-tools
 	.venv-lock/bin/pip-compile --quiet --strip-extras --no-header --no-emit-index-url \
 		--no-emit-find-links --annotation-style=line -o requirements.txt requirements.in
 	# Binder pins what it shares with the build at the build's versions (pip refuses -e in constraints).

@@ -8,6 +8,9 @@ and the two timers below, so that every chapter is timed the same way.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import resource
 import statistics
 import time
 
@@ -37,7 +40,8 @@ def execute_chapter(stem: str) -> float:
     """Seconds to execute ``book/<stem>.md`` in a fresh kernel, kernel start included.
 
     The MyST source is read into a notebook with myst-nb's own reader and
-    executed with nbclient in the book's directory, as the book build does.
+    executed with nbclient in the book's directory, its kernel on the build's
+    OpenBLAS threads, as the book build does.
     """
     from myst_nb.core.read import read_myst_markdown_notebook
     from nbclient import NotebookClient
@@ -45,8 +49,67 @@ def execute_chapter(stem: str) -> float:
     path = ROOT / "book" / f"{stem}.md"
     nb = read_myst_markdown_notebook(path.read_text())
     start = time.perf_counter()
-    NotebookClient(nb, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    with _blas_threads():
+        NotebookClient(nb, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
     return time.perf_counter() - start
+
+
+def timed_execution(stem: str) -> tuple[float, float]:
+    """Wall-clock seconds of one :func:`execute_chapter` of ``stem``, and the CPU seconds its kernel used.
+
+    The kernel is a child of this process: once it has exited, its CPU time
+    (user and system) is in ``RUSAGE_CHILDREN``. On a shared machine the wall
+    clock also counts the time other processes held the cores; the CPU time
+    does not (numpy's threads can make it larger than the wall time).
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = execute_chapter(stem)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def execution_table(number: int, title: str, runs: list[tuple[float, float]], goal_s: float) -> list[str]:
+    """The Markdown lines reporting a chapter's ``runs`` of :func:`timed_execution` against ``goal_s``.
+
+    A table of one row (median, runs, goal, whether the median meets it, the
+    kernel's median CPU time) under a line saying how the chapter was run, and
+    the machine's load after the runs.
+    """
+    times, cpu = [wall for wall, _ in runs], [used for _, used in runs]
+    median = statistics.median(times)
+    return [
+        f"Chapter {number} executed {len(runs)} times in a fresh kernel (myst-nb reader + nbclient, kernel start "
+        "included):",
+        "",
+        "| chapter | median (s) | runs (s) | goal (s) | met | kernel CPU, median (s) |",
+        "|---|---:|---|---:|---|---:|",
+        f"| {title} | {median:.1f} | {', '.join(f'{t:.1f}' for t in times)} | "
+        f"<= {goal_s:.0f} | {'yes' if median <= goal_s else 'NO'} | {statistics.median(cpu):.1f} |",
+        "",
+        f"Load average (1 min) after the runs: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.",
+    ]
+
+
+@contextlib.contextmanager
+def _blas_threads():
+    """Inside the block, kernels start with the build's OpenBLAS threads (``tools.build.BLAS_THREADS``).
+
+    The kernel inherits this process's environment: without it a kernel used all
+    the cores' threads, which a loaded machine turned into minutes of waiting
+    (chapter 12: 160 to 207 s at load 18, against 25 s with one thread).
+    """
+    from tools.build import BLAS_THREADS
+
+    saved = {key: os.environ.get(key) for key in BLAS_THREADS}
+    os.environ.update({key: os.environ.get(key) or value for key, value in BLAS_THREADS.items()})
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def median_time(call, runs: int = 3) -> float:

@@ -16,10 +16,9 @@ layer on chapter 7's grid. Medians over repeated runs are reported.
 from __future__ import annotations
 
 import os
-import resource
 import statistics
 
-from benchmarks import check_goals, execute_chapter, median_time
+from benchmarks import check_goals, median_time, timed_execution
 
 GOAL_S = 15.0
 RUNS = 3
@@ -39,14 +38,6 @@ def studies() -> list[tuple[str, float]]:
          median_time(lambda: dv.derivative_risk(defaults.N, defaults.SIGMA, dv.OFFSETS, dv.TEMPERATURES), RUNS)),
         (f"`error_grids` ({mc})", median_time(lambda: jk.error_grids(seed=defaults.SEED), RUNS)),
     ]
-
-
-def timed_execution(stem: str) -> tuple[float, float]:
-    """(wall, CPU) seconds of one execution of ``book/<stem>.md`` in a fresh kernel."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = execute_chapter(stem)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
 def main() -> str:

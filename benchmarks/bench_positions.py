@@ -11,11 +11,9 @@ machine's load, since other processes share its cores.
 
 from __future__ import annotations
 
-import os
-import resource
 import statistics
 
-from benchmarks import check_goals, execute_chapter, median_time
+from benchmarks import check_goals, execution_table, median_time, timed_execution
 
 STEM = "positions-and-masks"
 GOAL_S = 15.0
@@ -48,35 +46,14 @@ def parts() -> list[tuple[str, float]]:
     ]
 
 
-def timed_execution() -> tuple[float, float]:
-    """Wall-clock seconds of one execution, and the CPU seconds its kernel used (user + system).
-
-    The kernel is a child of this process: once it has exited, its CPU time
-    is in ``RUSAGE_CHILDREN``. On a shared machine the wall clock also counts
-    the time other processes held the cores; the CPU time does not.
-    """
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    seconds = execute_chapter(STEM)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
 def main() -> str:
-    runs = [timed_execution() for _ in range(RUNS)]
-    times, cpu = [wall for wall, _ in runs], [used for _, used in runs]
-    print(f"{STEM}: {', '.join(f'{t:.1f} s' for t in times)}", flush=True)
-    median = statistics.median(times)
+    runs = [timed_execution(STEM) for _ in range(RUNS)]
+    print(f"{STEM}: {', '.join(f'{wall:.1f} s' for wall, _ in runs)}", flush=True)
+    median = statistics.median(wall for wall, _ in runs)
     met = median <= GOAL_S
     rows = [f"| {what} | {seconds:.2f} |" for what, seconds in parts()]
     report = "\n".join([
-        f"Chapter 11 executed {RUNS} times in a fresh kernel (myst-nb reader + nbclient, kernel start included):",
-        "",
-        "| chapter | median (s) | runs (s) | goal (s) | met | kernel CPU, median (s) |",
-        "|---|---:|---|---:|---|---:|",
-        f"| Where tokens are, and what they may see | {median:.1f} | {', '.join(f'{t:.1f}' for t in times)} | "
-        f"<= {GOAL_S:.0f} | {'yes' if met else 'NO'} | {statistics.median(cpu):.1f} |",
-        "",
-        f"Load average (1 min) after the runs: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.",
+        *execution_table(11, "Where tokens are, and what they may see", runs, GOAL_S),
         "",
         f"Its heaviest parts alone, median of {RUNS}:",
         "",

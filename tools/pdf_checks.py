@@ -10,7 +10,14 @@
   end of each chapter: ``_ext/exercises``), so that none is lost closed;
 * no untypeset TeX (``\\(``, ``$$``, ``$\\sigma$`` ...): math is typeset;
 * nothing that only works on the web page: no launch menu, no sliders, no
-  buttons, no sentence about them (chapters mark such prose ``screen-only``).
+  buttons, no sentence about them (chapters mark such prose ``screen-only``);
+* every line of code the page prints (a cell's code and output, a listing),
+  whole: wrapped or not, all its characters are in the PDF's text, in order
+  (Chromium leaves out the glyphs that a box cuts off, so a cut line is a
+  line that is not there whole);
+* no bookkeeping: the cells that glue values into the prose are not on the
+  page (``remove-cell``), so ``glue(`` is never printed (a figure's glue sits
+  in its hidden-input cell, whose code is not printed).
 
 The expected chapters come from the table of contents (:mod:`tools.toc`), their
 titles and figures from the built pages, never from a list written here.
@@ -32,8 +39,7 @@ from tools import toc
 WEB_ONLY = ("Noise σ", "Temperature τ (log scale)", "Samples N", "Best τ (leave-one-out)", "Copy to clipboard",
             "Show code cell", "Hide code cell", "Toggle hidden content", "Live Code", "Binder", "rocket",
             "Turn on JavaScript", "Drag the sliders", "make live", "Check your answer")
-#: TeX left as text: delimiters, or a ``$...$`` holding a command. (Package docstrings printed in
-#: code listings hold ``.. math::`` TeX without delimiters, which is not math to typeset.)
+#: TeX left as text: delimiters, or a ``$...$`` holding a command.
 RAW_TEX = (r"\\\(", r"\\\)", r"\\\[", r"\\\]", r"\$\$", r"\$[^$\n]{0,60}\\[A-Za-z]+[^$\n]{0,60}\$")
 RUNNING_HEADER = "Self-Attention, by Hand"
 PAGE_NUMBER = re.compile(r"\d+ / \d+")
@@ -45,6 +51,7 @@ class Expected:
     figures: list[str]  # the figures' numbers, "5.1"
     explorers: list[str]  # the captions of the explorers' static figures (one image each, no number)
     solutions: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (title, words of its prose)
+    code_lines: list[str] = dataclasses.field(default_factory=list)  # every line of code the pages print
 
 
 def _text(fragment: str) -> str:
@@ -115,18 +122,64 @@ def _solutions(page: str) -> list[tuple[str, str]]:
     return found
 
 
+class _PrintedCode(HTMLParser):
+    """The lines of every code block a page prints: each ``pre`` in a ``div.highlight``, but those the
+    print stylesheet hides (``_ext/publish``: a hidden cell's code, in ``<details class="hide">``, and
+    ``screen-only`` parts)."""
+
+    VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+                      "wbr"})
+
+    def __init__(self):
+        super().__init__()
+        self.lines: list[str] = []
+        self._open: list[tuple[str, bool, bool]] = []  # (tag, hidden, in a code block), outermost first
+        self._block: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.VOID:
+            return
+        classes = (dict(attrs).get("class") or "").split()
+        hidden, code = self._open[-1][1:] if self._open else (False, False)
+        hidden = hidden or "screen-only" in classes or (tag == "details" and "hide" in classes)
+        code = code or (tag == "div" and "highlight" in classes)
+        if tag == "pre" and code and not hidden and self._block is None:
+            self._block = []
+        self._open.append((tag, hidden, code))
+
+    def handle_endtag(self, tag):
+        while self._open:
+            opened, *_ = self._open.pop()
+            if opened == "pre" and self._block is not None:
+                self.lines += "".join(self._block).splitlines()
+                self._block = None
+            if opened == tag:
+                break
+
+    def handle_data(self, data):
+        if self._block is not None:
+            self._block.append(data)
+
+
+def _code_lines(page: str) -> list[str]:
+    """Every line of code that ``page`` prints, blank lines left out."""
+    parser = _PrintedCode()
+    parser.feed(page)
+    return [line for line in parser.lines if line.strip()]
+
+
 def expected_from_single_page(page: str, documents: list[str] | None = None) -> Expected:
     """The chapters (the toc's documents after the root) and figures of the single-page build's page."""
     chapters = []
     for doc in (documents or toc.documents())[1:]:
         found = re.search(rf'<span id="document-{re.escape(doc)}"></span>.*?<h[1-6][^>]*>(.*?)</h[1-6]>', page, re.S)
         chapters.append(_text(found.group(1)) if found else f"<{doc} is not in the single page>")
-    return Expected(chapters, _figures(page), _explorers(page), _solutions(page))
+    return Expected(chapters, _figures(page), _explorers(page), _solutions(page), _code_lines(page))
 
 
 def expected_from_site(site: Path, pages: list[str] | None = None) -> Expected:
     """The chapters and figures of the HTML site: each page of the toc but the root, its ``<h1>``."""
-    chapters, figures, explorers, solutions = [], [], [], []
+    chapters, figures, explorers, solutions, code = [], [], [], [], []
     for name in (pages or toc.pages())[1:]:
         page = (site / name).read_text(encoding="utf-8")
         # The article's title (the header repeats it without its number or "#" link).
@@ -134,7 +187,8 @@ def expected_from_site(site: Path, pages: list[str] | None = None) -> Expected:
         figures += _figures(page)
         explorers += _explorers(page)
         solutions += _solutions(page)
-    return Expected(chapters, figures, explorers, solutions)
+        code += _code_lines(page)
+    return Expected(chapters, figures, explorers, solutions, code)
 
 
 def _lines(text: str) -> list[str]:
@@ -202,6 +256,26 @@ def read_pdf(pdf: Path) -> Printed:
                    sum(len(page.images) for page in reader.pages))
 
 
+#: What a cell that glues a value into the prose shows: it must not be printed.
+BOOKKEEPING = "glue("
+
+
+def _compact(text: str) -> str:
+    """``text`` without whitespace, its ligatures unfolded: what a printed line keeps, wrapped or not."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
+
+
+def code_problems(pages: list[list[str]], code_lines: list[str]) -> list[str]:
+    """Code lines not printed whole (cut at the edge of their box or page), and bookkeeping printed."""
+    printed = _compact("".join(line for page in pages for line in page))
+    cut = [line.strip() for line in code_lines if _compact(line) not in printed]
+    problems = [f"{len(cut)} code lines not printed whole (cut at the edge?), e.g. {cut[:3]}"] if cut else []
+    where = [i + 1 for i, lines in enumerate(pages) if BOOKKEEPING in " ".join(lines)]
+    if where:
+        problems.append(f"bookkeeping ({BOOKKEEPING!r}) printed on pages {where}")
+    return problems
+
+
 def check_pdf(printed: Printed, expected: Expected) -> list[str]:
     """Everything wrong with the printed book (:func:`read_pdf`); an empty list means it passes."""
     reader, pages, images = printed.reader, printed.pages, printed.images
@@ -218,6 +292,7 @@ def check_pdf(printed: Printed, expected: Expected) -> list[str]:
     for title, words in expected.solutions:
         if title not in readable or unicodedata.normalize("NFKC", words) not in readable:
             problems.append(f"the solution {title!r} is not printed (or not its words {words!r})")
+    problems += code_problems(pages, expected.code_lines)
     for pattern in RAW_TEX:
         problems += [f"raw TeX printed: {m.group(0)!r}" for m in re.finditer(pattern, text)][:3]
     for word in WEB_ONLY:

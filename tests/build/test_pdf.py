@@ -3,7 +3,8 @@
 The PDF is checked with pypdf (:mod:`tools.pdf_checks`) against the HTML
 site: the chapters of the table of contents in order, numbered, each
 starting a page; every numbered figure and the explorer's static figure; no
-raw TeX; no launch menu, sliders or web-only sentences. A print depends on
+raw TeX; no launch menu, sliders or web-only sentences; every code line
+whole and no bookkeeping cell. A print depends on
 the book only, and the site links the PDF it holds.
 """
 
@@ -60,6 +61,18 @@ def test_the_print_gathers_each_chapters_solutions_open_at_its_end():
         gathered = page.index(f'id="solutions-{doc.replace("/", "-")}"')
         following = page.find('<span id="document-', exercises)
         assert exercises < gathered < (following if following > 0 else len(page)), doc
+
+
+def test_a_code_line_cut_at_the_edge_or_bookkeeping_printed_is_a_problem(printed, site_dir):
+    """The check sees a code line that the print cut short, and a cell that glues a value."""
+    expected = pdf_checks.expected_from_site(site_dir)
+    printed_line = max(expected.code_lines, key=len)  # the longest code line the book prints
+    assert len(printed_line) > 60
+    assert pdf_checks.code_problems(printed.pages, [printed_line]) == []
+    cut = pdf_checks.code_problems(printed.pages, [printed_line + " + tail_the_print_never_showed"])
+    assert len(cut) == 1 and cut[0].startswith("1 code lines not printed whole")
+    glued = [*printed.pages[:-1], [*printed.pages[-1], 'glue("some-number", 0.5, display=False)']]
+    assert pdf_checks.code_problems(glued, []) == [f"bookkeeping ('glue(') printed on pages [{len(glued)}]"]
 
 
 TINY_BOOK = """<!DOCTYPE html><html><head><title>A tiny book</title></head><body>

@@ -17,6 +17,7 @@ from pathlib import Path
 from unittest import mock
 
 import myst_nb
+import yaml
 from myst_nb.core.read import read_myst_markdown_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +46,34 @@ def source(stem: str) -> str:
 def code_cells(stem: str) -> list[str]:
     """The source of every code cell, options included."""
     return CODE_CELL.findall(source(stem))
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    """A code cell of a page's MyST source: where it starts, its tags and its code."""
+
+    line: int  # the line of its ```{code-cell} fence in book/<stem>.md
+    tags: frozenset[str]
+    code: str  # what the cell runs (and shows): its options left out
+
+
+def code_cell_blocks(stem: str) -> list[CodeCell]:
+    """Every code cell of ``book/<stem>.md``, in order, with its line and tags."""
+    text = (BOOK / f"{stem}.md").read_text()
+    cells = []
+    for match in CODE_CELL.finditer(text):
+        lines = match.group(1).splitlines()
+        if lines and lines[0].strip() == "---":  # options as a YAML block
+            end = lines.index("---", 1)
+            options = yaml.safe_load("\n".join(lines[1:end])) or {}
+            tags, lines = options.get("tags", []), lines[end + 1:]
+        else:  # options as ":key: value" lines
+            count = next((k for k, line in enumerate(lines) if not line.startswith(":")), len(lines))
+            found = re.search(r"^:tags:\s*\[([^\]]*)\]", "\n".join(lines[:count]), re.M)
+            tags = [tag.strip().strip("'\"") for tag in found.group(1).split(",")] if found else []
+            lines = lines[count:]
+        cells.append(CodeCell(text[:match.start()].count("\n") + 1, frozenset(tags), "\n".join(lines)))
+    return cells
 
 
 def prose(stem: str) -> str:

@@ -20,7 +20,7 @@ import ast
 import re
 
 import pytest
-from chapters.book import ANSWER_BOX, BOOK, CODE_CELL, glued_names, source
+from chapters.book import ANSWER_BOX, BOOK, CODE_CELL, FENCE, glued_names, source
 
 from tools import toc
 
@@ -42,7 +42,8 @@ def exercises_section(stem: str) -> str:
     start = text.find(f"(exercises-{stem})=\n## Exercises\n")
     assert start >= 0, f"{stem} has no '## Exercises' section labelled exercises-{stem}"
     section = text[start:]
-    assert not re.search(r"^#{1,2} ", section.split("\n", 2)[2], re.M), f"{stem}: the exercises must end the page"
+    headings = re.search(r"^#{1,2} ", FENCE.sub("", section.split("\n", 2)[2]), re.M)  # not a code cell's comment
+    assert not headings, f"{stem}: the exercises must end the page"
     return section
 
 

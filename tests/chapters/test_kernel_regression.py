@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from chapters.book import prose
+from chapters.book import prose, source
 from tolerances import rounding
 
 import selfattention as sa
@@ -37,6 +37,28 @@ def test_the_ends_of_the_curve_are_the_noise_and_the_flattened_sine(chapter):
     assert glued["kr-mse-small"] == pytest.approx(glued["kr-sigma"] ** 2, rel=0.05), "essentially sigma**2"
     assert glued["kr-mse-large"] < 0.5, "heads toward the sine's mean square, 1/2"
     assert sum(bv.expected_risk(defaults.N, defaults.SIGMA, [100.0])) == pytest.approx(0.5, rel=0.03)
+
+
+def test_the_best_temperature_is_the_vertex_of_the_parabola_through_the_grids_least_error(chapter):
+    """The prose's refinement, against a parabola fitted here (numpy.polyfit) to the three errors around the least."""
+    glued, ns = chapter.glued, chapter.namespace
+    taus, mse = ns["curve_taus"], ns["mse"]
+    k = int(np.argmin(mse))
+    assert glued["kr-grid-best-tau"] == taus[k] and 0 < k < taus.size - 1
+    assert glued["kr-grid-step"] == pytest.approx(taus[1] / taus[0])
+    np.testing.assert_allclose(taus[1:] / taus[:-1], taus[1] / taus[0], rtol=1e-12)  # evenly spaced in log tau
+    a, b, c = np.polyfit(np.log(taus[k - 1:k + 2]), mse[k - 1:k + 2], 2)
+    assert a > 0, "a parabola open upwards: its vertex is a minimum"
+    # Three points, logarithms up to 12 in size: the fit and the closed form agree to a few 1e-12 of the step.
+    assert np.log(glued["kr-best-tau"]) == pytest.approx(-b / (2 * a), abs=1e-9)
+    assert glued["kr-refined-mse"] == pytest.approx(c - b * b / (4 * a), rel=1e-9)
+    assert taus[k - 1] < glued["kr-best-tau"] < taus[k + 1] and glued["kr-best-tau"] != taus[k]
+    assert glued["kr-refined-mse"] <= glued["kr-best-mse"] == mse[k]
+    text = source(STEM)
+    assert "parabola in $\\log \\tau$ through these three points" in text
+    # The least error on the grid is stated at its grid temperature, not at tau* (where the parabola only estimates).
+    after = text[text.index("{glue:text}`kr-best-mse"):]
+    assert re.search(r"`kr-(grid-best|best)-tau", after).group(1) == "grid-best"
 
 
 def test_the_monte_carlo_agrees_with_the_exact_expectation(chapter):

@@ -8,19 +8,38 @@ the code those pages show, and the labels of the figures
 ``_toc.yml`` is read too. The tests check that the notation page defines
 every letter the book uses, and that the second meanings the book once gave
 its symbols do not come back.
+
+They also check that no page redefines a symbol: a symbol is used only in
+the forms the notation page gives it (with or without a subscript, as an
+index or not, as a function or not, of a grid position or of any position),
+in the book and in every docstring of the package; and the positions a
+chapter gives the package lie where the notation page says positions lie
+for that chapter, which the chapter states too.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import functools
+import importlib
+import inspect
+import pkgutil
 import re
+import sys
 from pathlib import Path
+from unittest import mock
 
+import numpy as np
 import pytest
+import sympy as sp
+from chapters.book import code_cells, run_chapter
 
+import selfattention
 from tools import ROOT, toc
 
 NOTATION = "book/notation"
+PACKAGE = ROOT / "src" / "selfattention"
 FIGURE_SOURCES = [*sorted((ROOT / "src" / "selfattention" / "figures").glob("*.py")),
                   ROOT / "src" / "selfattention" / "interactive" / "widget.py"]
 CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n.*?^```[ \t]*$", re.S | re.M)
@@ -93,6 +112,56 @@ def every_math() -> list[tuple[str, str]]:
     for where, node in shown_objects().items():
         found += [(where, math) for math in docstring_math(ast.get_docstring(node) or "")]
     return found + figure_label_math()
+
+
+#: An import of the package in the book's code: ``import selfattention as sa``, ``from selfattention.studies import x``.
+BOOK_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(selfattention[\w.]*)[ \t]+import[ \t]+\(?([\w \t,]*)"
+                         r"|import[ \t]+(selfattention[\w.]*))", re.M)
+
+
+def module_path(name: str) -> Path | None:
+    """The file of a package module, ``selfattention.studies.derivative``, or None if ``name`` is not a module."""
+    path = PACKAGE.parent.joinpath(*name.split("."))
+    if path.is_dir():
+        return path / "__init__.py"
+    return path.with_suffix(".py") if path.with_suffix(".py").is_file() else None
+
+
+def book_modules() -> list[str]:
+    """The package's modules that the book's code imports (a package with the modules its ``__init__`` imports).
+
+    A module's docstrings come under the book's notation when a chapter imports it: a chapter being written
+    brings its modules, and their docstrings, in with its code.
+    """
+    names = set()
+    for page in pages():
+        for cell in CODE_CELL.findall(page.read_text()):
+            for package, imported, plain in BOOK_IMPORT.findall(cell):
+                names.add(package or plain)
+                names.update(f"{package}.{word.split()[0]}" for word in imported.split(",") if package and word.strip())
+    found = {name for name in names if module_path(name)}
+    for name in sorted(found):
+        if module_path(name).name == "__init__.py":
+            for node in ast.walk(ast.parse(module_path(name).read_text())):
+                if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+                    found |= {f"{name}.{node.module}"} if module_path(f"{name}.{node.module}") else set()
+    return sorted(found)
+
+
+def package_math() -> list[tuple[str, str]]:
+    """(where, math) for the docstring of every module, class and function of :func:`book_modules`, shown or not."""
+    found = []
+    for module in book_modules():
+        for node in ast.walk(ast.parse(module_path(module).read_text())):
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef):
+                where = f"{module}:{getattr(node, 'name', '')}"
+                found += [(where, math) for math in docstring_math(ast.get_docstring(node) or "")]
+    return found
+
+
+def all_math() -> list[tuple[str, str]]:
+    """The book's math and the math of every docstring of the package: where no symbol may take a second meaning."""
+    return every_math() + package_math()
 
 
 def letters(math: str) -> set[str]:
@@ -174,7 +243,7 @@ def second_meaning(pattern: str, math: str) -> bool:
 
 @pytest.mark.parametrize(("what", "pattern"), SECOND_MEANINGS, ids=[what.split(":")[0] for what, _ in SECOND_MEANINGS])
 def test_no_symbol_takes_a_second_meaning(what, pattern):
-    hits = [(where, math) for where, math in every_math() if second_meaning(pattern, math)]
+    hits = [(where, math) for where, math in all_math() if second_meaning(pattern, math)]
     assert not hits, f"{what}: {hits[:5]}"
 
 
@@ -227,3 +296,309 @@ def test_the_checks_catch_what_they_retire():
     assert assigned(r"y_i = \sin(2 \pi p_i), \qquad s_i = y_i + \sigma z_i", r"\\sin") == {"y"}
     assert assigned(r"s_i = y_i + \sigma z_i", r"[^=]*?\\sigma\s*z") == {"s"}
     assert assigned(r"s'_i = f(p_i) + \sigma z'_i", r"[^=]*?\\sigma\s*z") == {"s"}, "a primed sample is still s"
+
+
+# --- one form each -----------------------------------------------------------------------------
+
+#: A symbol of a piece of math: a word (``\text{head}``), an accented letter (``\bar f``), a command (a Greek
+#: letter if it names one, else skipped with its sub- and superscripts), a word of code in a literal block
+#: (``sqrt``, ``tau_p``: skipped too), or a letter.
+SYMBOL = re.compile(r"\\(?:text|operatorname|mathrm)\s*\{(?P<word>[^{}]*)\}"
+                    r"|\\(?P<accent>bar|hat|tilde)\s*\{?\s*(?P<accented>[A-Za-z])\}?"
+                    r"|\\(?P<command>[A-Za-z]+)|(?P<code>[A-Za-z]{2,})|(?P<letter>[A-Za-z])")
+#: A symbol applied to an argument: a parenthesis right after it, or after ``\!`` and sizing commands
+#: (``\kappa_h(u)``, ``\exp\!\big(``); a space or ``\,`` before it makes a product (``h\, (1 - x)``).
+APPLIED = re.compile(r"(?:\\!|\\(?:bigg|Bigg|big|Big|left)(?![A-Za-z]))*\(")
+#: An argument that is a grid position and nothing else: ``p_i``, ``p_{i+1}``.
+GRID_POSITION = re.compile(r"\s*p_(?:\{[^{}]*\}|\w)\s*")
+
+
+def script(math: str, k: int) -> tuple[str, int]:
+    """The sub- or superscript that starts at ``math[k]`` (a braced group, a command or one character), and its end."""
+    while k < len(math) and math[k].isspace():
+        k += 1
+    if math.startswith("{", k):
+        depth = 0
+        for end in range(k, len(math)):
+            depth += {"{": 1, "}": -1}.get(math[end], 0)
+            if depth == 0:
+                return math[k + 1:end], end + 1
+        return math[k + 1:], len(math)
+    command = re.match(r"\\[A-Za-z]+|\\?.", math[k:], re.S)
+    return (command[0], k + len(command[0])) if command else ("", k)
+
+
+def argument(math: str, k: int) -> str:
+    """What the parenthesis that opens at ``math[k]`` holds."""
+    depth = 0
+    for end in range(k, len(math)):
+        depth += {"(": 1, ")": -1}.get(math[end], 0)
+        if depth == 0:
+            return math[k + 1:end]
+    return math[k + 1:]
+
+
+def symbol_name(found: re.Match) -> str:
+    """A symbol as TeX: ``\\{head}`` for a word, ``\\bar f``, ``\\omega``, ``f``."""
+    if found["word"] is not None:
+        return rf"\{{{found['word'].strip()}}}"
+    if found["accent"]:
+        return rf"\{found['accent']} {found['accented']}"
+    return rf"\{found['command']}" if found["command"] else found["letter"]
+
+
+def symbol_uses(math: str) -> list[tuple[str, str | None, str | None]]:
+    r"""(symbol, subscript, argument) for every symbol of ``math`` that is not inside a sub- or superscript.
+
+    The subscript is None, ``"index"`` (it holds a Latin letter or a digit from 1 to 9: an index, a count or a
+    label, as in $p_i$, $\text{head}_M$, $\tau_p$) or ``"other"`` (no such thing: $0$, a sign, an
+    operator, a Greek letter, as in $\text{head}_{+\delta}$); the argument is None, ``"grid"`` (a grid
+    position alone, $p_i$) or ``"any"``.
+    """
+    math = re.sub(r"\\(?:mathbb|mathcal|begin|end)\s*(?:\{[^{}]*\}|[A-Za-z0-9])", " ", math)
+    uses, k = [], 0
+    while k < len(math):
+        found = SYMBOL.match(math, k)
+        if not found or found["code"] or (found["command"] and found["command"] not in GREEK):
+            k = script(math, k + 1)[1] if math[k] in "_^" else (found.end() if found else k + 1)
+            continue
+        k, subscript = found.end(), None
+        while k < len(math) and math[k] in "_^'":
+            if math[k] == "'":
+                k += 1
+                continue
+            kind, (content, k) = math[k], script(math, k + 1)
+            if kind == "_" and subscript is None:
+                subscript = "index" if re.search(r"[A-Za-z1-9]", re.sub(r"\\[A-Za-z]+", "", content)) else "other"
+        applied = APPLIED.match(math, k)
+        given = None
+        if applied:
+            given = "grid" if GRID_POSITION.fullmatch(argument(math, applied.end() - 1)) else "any"
+        uses.append((symbol_name(found), subscript, given))
+    return uses
+
+
+@functools.cache
+def notation_forms() -> dict[str, frozenset]:
+    """Every form in which the notation page writes each symbol, anywhere on the page."""
+    forms: dict[str, set] = {}
+    for math in math_of(text_of(ROOT / f"{NOTATION}.md")):
+        for symbol, subscript, given in symbol_uses(math):
+            forms.setdefault(symbol, set()).add((subscript, given))
+    return {symbol: frozenset(found) for symbol, found in forms.items()}
+
+
+def new_form(symbol: str, subscript: str | None, given: str | None, forms=None) -> bool:
+    """Whether the notation page never writes ``symbol`` in this form (a function of any position covers a grid
+    position). A symbol the page does not write at all is the business of the letters' test."""
+    forms = notation_forms() if forms is None else forms
+    if symbol not in forms:
+        return False
+    return not any(sub == subscript and arg in (given, "any") for sub, arg in forms[symbol])
+
+
+def test_every_symbol_keeps_the_forms_the_notation_page_gives_it():
+    """A symbol written in a form the page never gives it has a second meaning: $e$ alone (Euler's number, where
+    $e_{ij}$ are scores), $\\text{head}_{+}$ (an offset, where heads are numbered $1, \\dots, M$), $V(\\rho)$ (a
+    function, where $V$ is the values), $\\bar f(p_i + \\delta)$ (off the grid, where $\\bar f$ is defined on it)."""
+    hits = [(where, symbol, subscript, given, math[:70]) for where, math in all_math()
+            for symbol, subscript, given in symbol_uses(math) if new_form(symbol, subscript, given)]
+    assert not hits, f"symbols in forms the notation page does not give them: {hits[:8]}"
+
+
+# --- where positions lie -----------------------------------------------------------------------
+
+#: An interval in math, ``[0, 1]``, ``[0, N - 1]``.
+INTERVAL = re.compile(r"\[\s*([^\[\],]+?)\s*,\s*([^\[\],]+?)\s*\]")
+#: A position given a number in math, the whole of one side: ``p = 2/3``, ``p_i \le 3``, ``p_J = 0.4`` (not the
+#: rescaled ``\tilde p``, nor ``p_i = 2 p_j``).
+POSITION_VALUE = re.compile(r"(?<![\\a-zA-Z])(?<!\\tilde )p(?:_\{?[\w+-]+\}?)?\s*(?:=|<|>|\\le|\\ge|\\approx)\s*"
+                            r"(-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?)\s*(?=$|[,;:)\]]|\\[qt,;])")
+
+
+def position_row() -> str:
+    """The row of ``p_i`` in the notation page's tables."""
+    return next(line for line in (ROOT / f"{NOTATION}.md").read_text().splitlines() if line.startswith("| $p_i$ |"))
+
+
+def position_ranges(row: str | None = None) -> tuple[str, dict[str, list[str]]]:
+    """The range of ``p_i`` on the notation page (its third column), and the intervals beyond it that its second
+    column grants each page: those written in math after the page's ``{doc}`` link, up to the next link."""
+    _, meaning, shape = (cell.strip() for cell in (row or position_row()).strip().strip("|").split(" | "))
+    default = INTERVAL.search(" ".join(math_of(shape)))
+    granted: dict[str, list[str]] = {}
+    for stem, part in re.findall(r"\{doc\}`([\w-]+)`(.*?)(?=\{doc\}|$)", meaning):
+        granted.setdefault(stem, []).extend(match[0] for math in math_of(part) for match in [INTERVAL.search(math)]
+                                            if match)
+    return default[0], granted
+
+
+def interval_bounds(interval: str, n: int | None = None) -> tuple[float, float]:
+    """The bounds of ``[a, b]``, with ``N`` the number of positions (unbounded above when not given)."""
+    N = sp.Symbol("N")
+    bounds = [sp.sympify(side.replace("\\infty", "oo"), locals={"N": N})
+              for side in INTERVAL.fullmatch(interval).groups()]
+    value = {N: n if n is not None else sp.oo}
+    return tuple(float(bound.subs(value)) for bound in bounds)
+
+
+def allowed(stem: str, values: np.ndarray, row: str | None = None) -> bool:
+    """Whether positions lie in the notation page's range, or in one of the intervals it grants the page."""
+    default, granted = position_ranges(row)
+    for interval in [default, *granted.get(stem, [])]:
+        low, high = interval_bounds(interval, values.size if values.ndim else None)
+        if values.size == 0 or (values.min() >= low and values.max() <= high):
+            return True
+    return False
+
+
+def test_the_notation_page_gives_positions_a_range_and_grants_a_page_more():
+    default, granted = position_ranges()
+    assert interval_bounds(default) == (0.0, 1.0)
+    pages_ = {name.split("/")[-1] for name in toc.documents()}
+    assert set(granted) <= pages_, "every page granted more is in the book"
+    assert all(granted.values()), "each grant names its intervals"
+
+
+def test_a_page_that_positions_may_leave_the_unit_interval_says_so():
+    """A page the notation page lets place positions beyond $[0, 1]$ states the interval itself, in its math."""
+    _, granted = position_ranges()
+    for stem, intervals in granted.items():
+        said = " ".join(re.sub(r"\s+", " ", math) for math in math_of(text_of(ROOT / f"book/{stem}.md")))
+        for interval in intervals:
+            assert re.sub(r"\s+", " ", interval) in said, f"{stem} never says that positions lie in {interval}"
+
+
+def test_every_position_the_book_writes_down_lies_where_the_notation_page_says():
+    hits = []
+    for page in pages():
+        for math in math_of(text_of(page)):
+            for value in POSITION_VALUE.findall(math):
+                number = float(sp.Rational(value.replace(" ", "")))
+                if not allowed(page.stem, np.array(number)):
+                    hits.append((page.name, math))
+    assert not hits, f"positions outside the range the notation page gives them: {hits[:5]}"
+
+
+@contextlib.contextmanager
+def positions_given(stem: str):
+    """Record the ``positions`` that the code of ``book/<stem>.md`` passes to any function of the package."""
+    seen: list[tuple[str, np.ndarray]] = []
+
+    def watch(function):
+        signature = inspect.signature(function)
+
+        @functools.wraps(function)
+        def watched(*args, **kwargs):
+            caller = sys._getframe(1).f_code.co_filename
+            if caller.startswith(f"{stem}.md, cell"):  # the chapter's own code (chapters.book.run_chapter)
+                with contextlib.suppress(TypeError, ValueError):
+                    positions = signature.bind(*args, **kwargs).arguments.get("positions")
+                    if positions is not None:
+                        seen.append((caller, np.asarray(positions, dtype=float)))
+            return function(*args, **kwargs)
+
+        return watched
+
+    modules = [importlib.import_module(info.name)
+               for info in pkgutil.walk_packages(selfattention.__path__, "selfattention.")]
+    wrappers: dict = {}
+    with contextlib.ExitStack() as patches:
+        for module in [selfattention, *modules]:
+            for name, value in list(vars(module).items()):
+                if (inspect.isfunction(value) and value.__module__.startswith("selfattention")
+                        and "positions" in inspect.signature(value).parameters):
+                    wrapper = wrappers.setdefault(value, watch(value))
+                    patches.enter_context(mock.patch.object(module, name, wrapper))
+        yield seen
+
+
+CHAPTERS = [name.split("/")[-1] for name in toc.documents() if code_cells(name.split("/")[-1])]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", CHAPTERS)
+def test_the_positions_a_chapter_gives_the_package_lie_where_the_notation_page_says(stem):
+    """Run the chapter and read every ``positions`` its code passes to the package."""
+    with positions_given(stem) as seen:
+        run_chapter(stem)
+    # heads-together: the stream's positions are made in the package (tokens.positions, from the count of rows).
+    makes_none = {"introduction", "attention", "heads-together"}
+    assert seen or stem in makes_none, "the chapter passes positions to the package"
+    outside = [(cell, float(p.min()), float(p.max())) for cell, p in seen if not allowed(stem, p)]
+    assert not outside, f"{stem} places positions beyond the range the notation page gives them: {outside[:5]}"
+
+
+def test_the_checks_catch_the_second_meanings_they_were_written_for():
+    """Each clash found in chapters 10 and 11 and their package (issue 30), as the text had it, fails the checks;
+    the text as it is now passes them."""
+    old_clashes = {  # the old text, and the symbol in a form the notation page does not give it
+        "a factor $e$ of each other": ("e", None, None),
+        r"\frac{\text{head}_{+}(X)_i - \text{head}_{-}(X)_i}{2\delta}": (r"\{head}", "other", "any"),
+        r"\text{head}_{-}(X)_i - 2\, \text{head}_{0}(X)_i": (r"\{head}", "other", "any"),
+        r"\text{head}_{+\delta}(X)_i": (r"\{head}", "other", "any"),
+        r"V(\rho) = \frac{\rho^4 - 1/\rho}{(\rho^2 - 1)^2}": ("V", None, "any"),
+    }
+    for text, use in old_clashes.items():
+        uses = symbol_uses(" ".join(math_of(text)) or text)
+        assert use in uses and new_form(*use), text
+    # f-bar off the grid, against the notation page that defined it only at grid positions.
+    grid_only = {r"\bar f": frozenset({(None, None), (None, "grid")})}
+    assert new_form(*symbol_uses(r"\bar f(p_i + \delta)")[0], forms=grid_only)
+    assert not new_form(*symbol_uses(r"\bar f(p_i)")[0], forms=grid_only)
+    # What the book writes now.
+    for text in [r"\text{head}_1(X)_i - \text{head}_2(X)_i", r"\exp(p_i) \le \exp(1)", r"\bar f(p_i + \delta)",
+                 r"a^{(-i)}_{il}\, (\mathbb{1}[l = j] - a^{(-i)}_{ij})", r"\kappa_h(p_i - p_j)",
+                 r"\xi_1 \cos(\omega_1 u)", r"W_O = [1, -1]^\top / (2\delta)", r"\sum_j b_{ij}^2",
+                 r"\int \chi_\rho(u)^2\, du", r"\kappa_\rho(u)"]:
+        assert not [use for use in symbol_uses(text) if new_form(*use)], text
+    # Positions: the row as it was gives chapter 11's long signal and its positions in tokens no room.
+    old_row = "| $p_i$ | position of token $i$, $p_i = (i - 1) / (N - 1)$; $p$ alone is a position | $[0, 1]$ |"
+    long, tokens = np.linspace(0.0, 3.0, 298), np.arange(512.0)
+    assert not allowed("positions-and-masks", long, old_row) and not allowed("positions-and-masks", tokens, old_row)
+    assert allowed("positions-and-masks", long) and allowed("positions-and-masks", tokens)
+    assert not allowed("learning", long), "a grant is the page's own"
+    assert allowed("learning", np.linspace(0.0, 1.0, 5), old_row)
+    assert POSITION_VALUE.findall(r"p_i \le 3,") == ["3"] and not POSITION_VALUE.findall(r"\tilde p_i = 2 p_i - 1")
+
+
+# --- the word kernel ---------------------------------------------------------------------------
+
+#: Words of a sentence about running the book's code, where 'kernel' would mean a Jupyter kernel (or a BLAS
+#: routine), not the smoothing kernel.
+RUNNING_CODE = re.compile(r"\b(?:Jupyter|live|Live|Binder|Thebe|session|server|connected|browser|cells?|OpenBLAS)\b")
+LIVE_CODE_SCRIPTS = sorted((ROOT / "_ext" / "live_code" / "static").glob("*.js"))
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a page's prose, headings and captions included (code cells, roles and inline code removed)."""
+    flat = re.sub(r"\s+", " ", re.sub(r"(?:\{[\w:-]+\})?`[^`]*`", "", text))
+    return re.split(r"(?<=[.;:!?])\s+(?=[A-Z{$(])|(?<=\s)#+\s", flat)
+
+
+def test_the_word_kernel_means_the_smoothing_kernel():
+    """'A live Python session (a Jupyter kernel)' once, in the introduction; elsewhere a kernel is the smoothing kernel:
+    no sentence of the book that speaks of running its code says kernel, nor does a message of the live-code script."""
+    said = [(page.name, s) for page in pages() for s in sentences(text_of(page)) if "kernel" in s.lower()]
+    running = [(name, s[:120]) for name, s in said if RUNNING_CODE.search(s)]
+    defining = [name for name, s in said if "a live Python session (a Jupyter kernel)" in s]
+    assert defining == ["introduction.md"], "the Jupyter kernel is named once, where live code is first explained"
+    assert {name for name, _ in running} == {"introduction.md"}, f"kernel for running code: {running}"
+    for script in LIVE_CODE_SCRIPTS:
+        messages = re.findall(r"`[^`]*`|\"[^\"\n]*\"", script.read_text())  # template literals and strings
+        shown = [m for m in messages if re.search(r"\bkernels?\b", m)]
+        assert not shown, f"{script.name} tells the reader of a kernel: {shown}"
+
+
+def test_the_kernel_check_catches_the_old_wording():
+    old = ["## Live in a kernel", "then become editable and run in a Jupyter kernel, on Binder by default.",
+           "A line under the chapter title says which kernel the page is connected to.",
+           "The first cell below runs as soon as the kernel is ready.",
+           "Your browser compares your entry with it, with no kernel.",
+           "OpenBLAS picks its kernels and threads for the processor."]
+    for text in old:
+        assert any(RUNNING_CODE.search(s) and "kernel" in s for s in sentences(text)), text
+    kept = ["Each of these is a choice of *kernel*, a rule for how much a query attends to a key.",
+            "The Gaussian kernel decreases at every distance, so it never has to be set up for a span."]
+    for text in kept:
+        assert not any(RUNNING_CODE.search(s) for s in sentences(text)), text

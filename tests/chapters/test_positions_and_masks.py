@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from chapters.book import source
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -673,3 +674,83 @@ def test_ex_two_causal_heads_against_the_lag(chapter):
     assert glued["ex-pos-open-next-one"] == rmse(ns["causal_output"][:-1], ns["clean"][1:])
     assert glued["ex-pos-open-next"] < glued["pos-next-clean"] < glued["ex-pos-open-next-one"]
     assert ns["pair_means"][middle] > p[middle], "on the rising line p it is ahead of the present: it extrapolates"
+
+
+# --- issue 30: the corrections of an expert reading ---------------------------------------------
+
+
+def test_a_key_a_period_away_gets_the_querys_weight_only_if_it_sits_exactly_there(chapter):
+    """At 3 pi a key sits a period away (2/3); at 2.5 pi the period 0.8 falls between keys: 0.99918, not 1."""
+    glued, ns = chapter.glued, chapter.namespace
+    p = ns["positions"]
+    assert glued["pos-offgrid-period"] == pytest.approx(0.8)
+    step = p[1] - p[0]
+    assert np.min(np.abs(p - glued["pos-offgrid-period"])) > step / 10, "no key a whole period away"
+    assert glued["pos-offgrid-key"] == p[np.argmin(np.abs(p - 0.8))]
+    xi = positional.gaussian_amplitude(2.5 * np.pi, ns["tau"])
+    weights = positional.sinusoidal_head(ns["noisy"], p, [2.5 * np.pi], [xi])[1]
+    assert glued["pos-offgrid-ratio"] == weights[0, ns["nearest_key"]] / weights[0, 0]
+    # The nearest key is 0.2 % of a period off: xi (cos(2 pi * 0.0025) - 1) = -8e-4 in log weight.
+    gap = glued["pos-offgrid-key"] - glued["pos-offgrid-period"]
+    assert glued["pos-offgrid-ratio"] == pytest.approx(np.exp(xi * (np.cos(2.5 * np.pi * gap) - 1)), rel=1e-12)
+    assert 0.999 < glued["pos-offgrid-ratio"] < 1 - 1e-4, "nearly as much, not exactly"
+    assert glued["pos-alias-ratio"] == pytest.approx(1.0, abs=1e-12), "on the grid, exactly"
+
+
+def test_many_geometric_frequencies_repeat_exactly_only_with_rational_ratios_and_otherwise_only_nearly(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    tau = ns["tau"]
+    assert rotary.largest_return([np.pi], tau, 1.0, 10.0) == pytest.approx((1.0, 2.0), abs=1e-12), "one frequency"
+    # F = 2: the ratio 10000**(1/2) = 100 is whole, the kernel repeats every 200 units.
+    assert positional.transformer_frequencies(2)[1] == pytest.approx(0.01, rel=1e-15)
+    assert glued["pos-return-2-1000-at"] == pytest.approx(200.0, abs=1e-9)
+    assert glued["pos-return-2-1000"] == pytest.approx(1.0, abs=1e-12)
+    # F = 3: irrational ratio; returns closer the farther one looks, never back to 1.
+    three = [glued[f"pos-return-3-{reach}"] for reach in (10, 1000, 10000)]
+    assert three[0] < three[1] < three[2] < 1 - 1e-3
+    assert glued["pos-return-3-10"] < 0.2 and glued["pos-return-3-10000"] > 0.85
+    assert 1 < glued["pos-return-3-1000-at"] < 1000 < glued["pos-return-3-10000-at"] < 10000
+    # F = 8: lower still within the same reach.
+    assert glued["pos-return-8-10000"] < 1e-15 < glued["pos-return-3-10000"]
+    for (count, reach), (weight, _) in ns["returns"].items():
+        omegas = np.pi * positional.transformer_frequencies(count)
+        assert omegas[0] == np.pi and np.allclose(omegas[1:] / omegas[:-1], 10000 ** (-1 / count))
+        assert weight == glued[f"pos-return-{count}-{reach:.0f}"]
+    text = source(STEM)
+    assert "only\n  comes near its peak again, rarer and farther out" in text
+    assert "set up for one span, its kernel repeats beyond it." not in text
+
+
+def test_the_next_sample_error_is_read_against_its_expectation(chapter):
+    """0.319 against sqrt(0.186**2 + sigma**2) = 0.353; below it because the draw's noise, rms 0.270, is below sigma."""
+    glued, ns = chapter.glued, chapter.namespace
+    sigma = defaults.SIGMA
+    assert glued["pos-next-expected"] == pytest.approx(np.sqrt(glued["pos-next-clean"] ** 2 + sigma**2), rel=1e-15)
+    noise = (ns["noisy"] - ns["clean"])[1:]  # the samples s_2, ..., s_N that rows 1, ..., N - 1 predict
+    assert glued["pos-next-drawn-noise"] == pytest.approx(np.sqrt(np.mean(noise**2)), rel=1e-15)
+    assert glued["pos-next-drawn-noise"] < sigma, "this draw's noise is smaller than sigma"
+    assert glued["pos-next-noisy"] < glued["pos-next-expected"]
+    drawn, expected = glued["pos-next-drawn"], glued["pos-next-expected"]
+    measured = glued["pos-next-noisy"]
+    assert abs(measured - drawn) < abs(measured - expected), "the draw's noise explains it"
+    assert "close to the\nnoise level" not in source(STEM)
+
+
+def test_the_causal_mask_is_defined_where_the_alibi_section_first_uses_it(chapter):
+    text = source(STEM)
+    first_use = text.index(r"a^{(\le i)}_{ij}")
+    defined = text.index("*causal mask*")
+    assert defined < first_use, "defined before a^(<= i) is first written"
+    section = text[text.rindex("\n## ", 0, first_use):first_use]
+    assert "*causal mask*" in section and r"$-\infty$" in section, "in the same section, with what it does"
+
+
+def test_the_geometric_ratio_is_whole_only_when_the_count_of_frequencies_divides_four():
+    """10000**(1/F) = 10**(4/F): rational (and then whole) for F = 1, 2, 4 only, irrational for F = 32 and 64."""
+    rational = [count for count in range(1, 129) if (sp.Integer(10000) ** sp.Rational(1, count)).is_rational]
+    assert rational == [count for count in range(1, 129) if 4 % count == 0] == [1, 2, 4]
+    assert all((sp.Integer(10000) ** sp.Rational(1, count)).is_integer for count in rational)
+    assert all((sp.Integer(10000) ** sp.Rational(1, count)).is_rational is False for count in (3, 32, 64))
+    text = " ".join(source(STEM).split())
+    assert "$10000^{1/F} = 10^{4/F}$ is a whole number only when $F$ divides $4$" in text
+    assert "the $32$ or $64$ frequencies of a RoPE head of $d_k = 64$ or $128$" in text

@@ -10,10 +10,10 @@ from tolerances import average_atol, half_spread, rounding, softmax_rtol, square
 import selfattention as sa
 from selfattention import defaults
 from selfattention.interactive.explorer_data import explorer_data, fallback_series
-from selfattention.interactive.widget import SmoothingWidget
+from selfattention.interactive.widget import SmoothingWidget, smoothing_figure
 from selfattention.metrics import rmse
 from selfattention.studies import bias_variance as bv
-from selfattention.studies.noise_and_samples import smoothing_errors
+from selfattention.studies.noise_and_samples import smoothed_sine, smoothing_errors
 
 STEM = "smoothing"
 
@@ -84,11 +84,23 @@ def test_the_explorer_starts_on_the_chapters_figure(chapter):
         np.testing.assert_array_equal(got, want)
 
 
-def test_explore_draws_the_still_figure_the_static_page_shows(chapter):
-    """The static page glues a still; live, explore() starts on the very same image."""
-    widget = chapter.namespace["explore"]()
+def test_explore_starts_on_the_chapters_figure(chapter):
+    """Live, explore() "starts at the book's settings, on the signal and the matrix of" the chapter's figure."""
+    ns = chapter.namespace
+    widget = ns["explore"]()
     assert isinstance(widget, SmoothingWidget)
-    assert widget.image.value == chapter.glued["fig-smoothing-explore"]._repr_png_()
+    assert (widget.n.value, widget.sigma.value, widget.tau.value) == (defaults.N, defaults.SIGMA, defaults.TEMPERATURE)
+    assert widget.image.value == smoothing_figure(defaults.N, defaults.SIGMA, defaults.TEMPERATURE)._repr_png_()
+    head = smoothed_sine(defaults.N, defaults.SIGMA, defaults.TEMPERATURE, periods=defaults.PERIODS,
+                         rng=defaults.SEED)
+    for got, name in zip((head.positions, head.clean, head.noisy, head.output, head.weights),
+                         ("positions", "clean", "noisy", "output", "weights"), strict=True):
+        np.testing.assert_array_equal(got, ns[name], err_msg=name)
+
+
+def test_the_static_page_has_no_still_of_explore(chapter):
+    """The explorer above the cell shows the same, live: no second, still copy of the chapter's figure."""
+    assert not [name for name in chapter.glued if name.startswith("fig-smoothing") and name != "fig-smoothing-result"]
 
 
 def test_the_build_skips_only_the_explore_cell_which_comes_last_before_the_exercises():

@@ -41,6 +41,8 @@ FIGURE_PREFIXES = {
     "content-attention": "content",
     "many-heads": "mh",
     "positions-and-masks": "pos",
+    "heads-together": "heads",
+    "attention-cost": "cost",
 }
 #: The numbers typed into the prose instead of glued, and what states each.
 #: Each value is a function of the page's run (see book.run_chapter) giving the
@@ -59,7 +61,8 @@ TYPED_NUMBERS = {
 #: Pages held to two rules the earlier pages do not meet yet: no number typed into a
 #: figure's caption or alt text, and none of the retired symbols of the notation in the
 #: math (w_ij for the weights, y_i, K_h for the kernel, epsilon for the noise).
-STRICT_PAGES = ("learning", "content-attention", "many-heads", "positions-and-masks")
+STRICT_PAGES = ("learning", "content-attention", "many-heads", "positions-and-masks", "heads-together",
+                "attention-cost")
 RETIRED_SYMBOLS = re.compile(r"w_\{?ij|(?<![\w\\])y_i|K_h|\\varepsilon|\\epsilon")
 
 

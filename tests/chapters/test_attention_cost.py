@@ -1,0 +1,401 @@
+"""The page "What attention costs": the quadratic wall, a key-value cache, random features and a local window.
+
+The tests read what the chapter computed (its variables and glued values)
+and check each sentence that describes it; the few that need more call the
+package with the chapter's arguments. The times are `make bench`'s, read
+from the committed file: no test here asserts a time, only what the text
+says of the measured numbers (slopes, ratios, which is larger).
+"""
+
+from __future__ import annotations
+
+import re
+import tracemalloc
+
+import numpy as np
+import pytest
+import sympy as sp
+from chapters.book import code_cells
+from tolerances import EPS, average_atol, half_spread, square_gap
+
+import selfattention as sa
+from selfattention import cost, decoding, defaults, memory, random_features, spectrum
+from selfattention.head import gaussian_head_weights
+from selfattention.positive_features import MARGIN, performer_centres, positive_feature_head, spread_centres
+from selfattention.window import window_head
+from tools import ROOT
+
+STEM = "attention-cost"
+
+
+# --- the quadratic wall --------------------------------------------------------------------------
+
+
+def test_the_counts_are_the_formulas_with_the_heads_dimensions(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    _, W_K, W_V = gaussian_head_weights()
+    d_k, d_v = W_K.shape[1], W_V.shape[1]
+    assert (d_k, d_v) == (3, 1)
+    n = defaults.N
+    assert ns["at_book_n"] == cost.Cost(n * n * (d_k + d_v), n * n, 8 * n * n)
+    assert glued["cost-book-ops"] == 4 * n * n and glued["cost-book-kib"] == 8 * n * n / 1024
+    assert glued["cost-million-tib"] == 8 * 2**40 / 2**40
+    counted = np.array([c.multiply_adds for c in ns["counts"]], dtype=float)
+    assert cost.loglog_slope(ns["counted_ns"], counted) == pytest.approx(2.0, abs=1e-12), "both grow as N**2"
+    assert cost.loglog_slope(ns["counted_ns"], [c.nbytes for c in ns["counts"]]) == pytest.approx(2.0, abs=1e-12)
+
+
+def test_the_memory_guard_passes_its_largest_n_and_refuses_before_computing(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    assert glued["cost-guard-n"] == 13377 and glued["cost-limit-gib"] == 4 and glued["cost-budget-bytes"] == 24
+    assert glued["cost-guard-n"] == int(np.sqrt(memory.get_limit() / memory.BYTES_PER_ENTRY))
+    memory.require_matrix(glued["cost-guard-n"], glued["cost-guard-n"], "n")
+    with pytest.raises(ValueError, match="memory limit"):  # "one more is refused"
+        memory.require_matrix(glued["cost-guard-n"] + 1, glued["cost-guard-n"] + 1, "n")
+    assert "16384 x 16384" in ns["message"] and "memory limit of 4 GiB" in ns["message"]
+    big = ns["big"]
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError):
+            sa.gaussian_head(big[2], big[0], ns["tau"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * 8 * big[0].size * 8, "refused before a score: only the token arrays, no n x n"
+    assert glued["cost-weights-n"] == 23170 and 8 * 23170**2 <= memory.get_limit() < 8 * 23171**2
+
+
+def test_the_times_are_read_from_the_committed_bench_file_and_the_chapter_times_nothing(chapter):
+    bench = chapter.namespace["bench"]
+    read = cost.read_timings(ROOT / "benchmarks" / "attention_cost.json")
+    assert set(bench) == set(read)
+    for name, entry in read.items():
+        if isinstance(entry, dict):
+            np.testing.assert_array_equal(bench[name]["seconds"], entry["seconds"])
+            np.testing.assert_array_equal(bench[name]["n"], entry["n"])
+    code = "\n".join(code_cells(STEM))
+    assert not re.search(r"\btime\.|perf_counter|timeit|process_time", code)
+    assert bench["machine"].startswith(chapter.glued["cost-machine"]) and chapter.glued["cost-date"] == bench["date"]
+    assert chapter.glued["cost-machine"].endswith("cores"), "the processor and its cores"
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", bench["date"]) and "cores" in bench["machine"]
+
+
+def test_the_measured_slope_is_fitted_from_1024_tokens(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    exact = ns["bench"]["exact"]
+    assert glued["cost-from-n"] == 1024
+    large = exact["n"] >= 1024
+    assert glued["cost-exact-slope"] == cost.loglog_slope(exact["n"][large], exact["seconds"][large])
+    assert glued["cost-exact-largest-n"] == exact["n"][-1] == exact["n"].max()
+    assert glued["cost-exact-largest-s"] == exact["seconds"][-1], "the time at that largest N"
+
+
+def test_the_timing_figures_name_the_machine_and_date(chapter):
+    ns = chapter.namespace
+    for name in ("fig-cost-wall", "fig-cost-decoding", "fig-cost-times"):
+        fig = chapter.glued[name]
+        titles = [ax.get_title() for ax in fig.axes] + [fig.get_suptitle()]
+        assert any(ns["bench"]["date"] in t and ns["bench"]["machine"].split(",")[0] in t for t in titles), name
+
+
+# --- decoding with a cache -------------------------------------------------------------------------
+
+
+def test_an_earlier_query_sees_the_same_keys_so_its_row_does_not_change(chapter):
+    ns = chapter.namespace
+    X, W_Q, W_K, W_V, tau = ns["X"], ns["W_Q"], ns["W_K"], ns["W_V"], ns["tau"]
+    shorter, _ = decoding.decode_recomputed(X[:-1], W_Q, W_K, W_V, tau)
+    np.testing.assert_array_equal(ns["again"][:-1], shorter)
+
+
+def test_the_cache_changes_no_output_and_saves_the_counted_work(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    n = ns["X"].shape[0]
+    # The two decoders' scores differ by rounding only (tests/unit/test_decoding.py's derivation).
+    Q, K = ns["X"] @ ns["W_Q"], ns["X"] @ ns["W_K"]
+    gap = 2 * 4 * 8 * EPS * float(np.max(np.abs(Q) @ np.abs(K).T)) / ns["tau"]
+    assert glued["cost-decode-gap"] <= average_atol(n, ns["X"] @ ns["W_V"], gap)
+    assert glued["cost-decode-again"] == 4 * n * (n + 1) * (2 * n + 1) // 6
+    assert glued["cost-decode-kept"] == 4 * n * (n + 1) // 2
+    assert glued["cost-decode-ratio"] == pytest.approx((2 * n + 1) / 3)
+    assert ns["kept_cost"].nbytes == 8 * n * 4 and ns["again_cost"].nbytes == 8 * n * n
+
+
+def test_the_measured_speed_up_and_the_slopes_of_the_decoders(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    again, kept = ns["recomputed_time"], ns["cached_time"]
+    n = int(again["n"][-1])
+    assert glued["cost-decode-speed-up"] == again["seconds"][-1] / kept["seconds"][-1] > 1
+    assert glued["cost-decode-count-ratio"] == pytest.approx((2 * n + 1) / 3)
+    assert glued["cost-decode-speed-up"] < glued["cost-decode-count-ratio"], "far less than the counts promise"
+    # "not the 2 of its arithmetic": a fixed cost per step, so about N; recomputing, below its N**3 but steeper.
+    assert glued["cost-decode-cached-slope"] < 1.5
+    assert glued["cost-decode-cached-slope"] + 0.5 < glued["cost-decode-recomputed-slope"] < 3
+    assert 4 * n > 2000, "a step's few thousand multiply-adds (up to 4 N)"
+
+
+# --- random features -------------------------------------------------------------------------------
+
+
+def test_sympy_finds_the_cosines_expectation_and_the_variance_two_over_tau(chapter):
+    ns = chapter.namespace
+    # Bochner's hypotheses, for the head's kernel on the book's positions: 1 at u = 0, no negative eigenvalue
+    # (up to the rounding of a symmetric eigensolver, N EPS times the largest)
+    p, tau = ns["positions"], ns["tau"]
+    kernel = np.exp(-((p[:, None] - p[None, :]) ** 2) / tau)
+    eigenvalues = np.linalg.eigvalsh(kernel)
+    assert np.all(np.diag(kernel) == 1) and eigenvalues.min() >= -p.size * EPS * eigenvalues.max()
+    assert sp.simplify(ns["expectation"] - sp.exp(-spectrum.nu * spectrum.u**2 / 2)) == 0
+    assert sp.simplify(ns["variance"] - 2 / spectrum.tau) == 0
+    variance = spectrum.cosine_variance()
+    u, tau = spectrum.u, spectrum.tau
+    expected = sp.Rational(1, 2) + sp.exp(-4 * u**2 / tau) / 2 - sp.exp(-2 * u**2 / tau)
+    assert sp.simplify(variance - expected) == 0
+
+
+def test_the_features_are_the_encoding_over_root_d_and_their_product_the_mean_cosine(chapter):
+    p = chapter.namespace["positions"]
+    omega = random_features.gaussian_frequencies(5, chapter.namespace["tau"], 1)
+    psi = random_features.fourier_features(p, omega)
+    np.testing.assert_array_equal(psi, sa.positional.sinusoidal_encoding(p, omega) / np.sqrt(5))
+    u = p[:, None] - p[None, :]
+    np.testing.assert_allclose(psi @ psi.T, np.mean(np.cos(omega[:, None, None] * u), axis=0), atol=1e-12)
+
+
+def test_the_two_sums_cost_2_n_d_each_and_each_row_two_dot_products(chapter):
+    n, D = 1000, 64
+    counted = cost.feature_cost(n, 2 * D)
+    assert counted.multiply_adds == 2 * (2 * n * D) + n * 2 * (2 * D)
+    assert counted.nbytes == 8 * (n + 2 * D) * 2, "memory grows as N (and D), never N**2"
+
+
+def test_the_errors_fall_as_the_inverse_root_of_d_for_cosines_and_spread_bumps(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    counts = np.array(ns["feature_counts"])
+    assert glued["cost-draws"] == 100, "a hundred draws"
+    assert (glued["cost-fit-from"], glued["cost-fit-to"]) == (64, 512)
+    for method in ("fourier", "spread"):
+        assert glued[f"cost-slope-{method}"] == pytest.approx(-0.5, abs=0.1), method
+        medians = ns["medians"][method]
+        assert medians[counts == 512][0] / medians[counts == 128][0] == pytest.approx(0.5, rel=0.2), \
+            "four times the features for half the error"
+    assert glued["cost-slope-performer"] > -0.1, "the Performer's error does not fall"
+    assert glued["cost-error-performer"] > 10 * glued["cost-error-fourier"]
+    assert glued["cost-error-spread"] < glued["cost-error-fourier"], "spread bumps below the cosines"
+    assert 2 * glued["cost-largest-d"] > defaults.N, "on so few tokens the features save nothing"
+    assert glued["cost-error-fourier"] == ns["medians"]["fourier"][-1]
+
+
+def test_below_64_some_cosine_draws_cross_zero_and_from_64_none(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    share = ns["crossing_share"]
+    counts = np.array(ns["feature_counts"])
+    assert (share[counts < 64] > 0).all() and (share[counts >= 64] == 0).all()
+    assert glued["cost-crossing-none-from"] == 64
+    assert not ns["errors"]["nonpositive"][:, counts >= 64].any()
+    for D in (4, 8, 16, 32):
+        assert glued[f"cost-crossing-{D}"] == share[list(counts).index(D)]
+    # "rare is not never": a later draw of 64 frequencies crosses, after more tries than the hundred draws
+    rare = ns["rare"]
+    assert rare["frequencies"].size == 64 and rare["denominators"].min() <= 0
+    assert glued["cost-crossing-64-try"] == rare["draw"] + 1 > glued["cost-draws"]
+
+
+def test_the_crossing_draw_and_what_it_does(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    crossed = ns["crossed"]
+    assert crossed["frequencies"].size == 8 and ns["centres"].size == 8, "eight frequencies, eight centres"
+    assert glued["cost-crossed-lowest"] <= 0 < glued["cost-crossed-exact"]
+    _, _, noisy = sa.noisy_sine(defaults.N, defaults.SIGMA, rng=defaults.SEED)
+    assert glued["cost-signal-largest"] == np.max(np.abs(noisy)), "the bound is the noisy signal's, the heads' input"
+    assert glued["cost-crossed-worst"] > 10 * glued["cost-signal-largest"], "the ratio of two small numbers"
+    assert np.max(np.abs(ns["positive_output"])) <= glued["cost-signal-largest"] + 1e-12, "an average"
+    assert glued["cost-crossed-draw"] == crossed["draw"] + 1
+
+
+def test_the_performers_features_are_bumps_of_width_root_tau_over_two_near_position_zero(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    tau = ns["tau"]
+    assert ns["difference"] == 0
+    # exp(-2 (p - c)**2 / tau) is a Gaussian of standard deviation sqrt(tau / 4) = sqrt(tau) / 2
+    p = np.linspace(-1, 1, 200_001)
+    bump = np.exp(-2 * p**2 / tau)
+    assert np.sqrt(np.sum(p**2 * bump) / np.sum(bump)) == pytest.approx(np.sqrt(tau) / 2, rel=1e-6)
+    centres, _ = performer_centres(100_000, tau, 2)
+    assert np.std(centres) == pytest.approx(np.sqrt(tau / 8), rel=0.01)
+    # The centres are positions, drawn near position 0, the first token (positions run from 0 to 1):
+    # the package's Performer head is this independent one on the positions as they are, not centred.
+    # (Sums of N positive terms in another order: each off by N EPS at most, relatively; outputs below 2.)
+    p, s = ns["positions"], ns["noisy"]
+    assert (p[0], p[-1]) == (0.0, 1.0)
+    centres, log_weights = performer_centres(512, tau, 7)
+    bumps = np.exp(log_weights - 2 * (p[:, None] - centres) ** 2 / tau)  # (N, D): no bump below 1e-60 here
+    weights = bumps @ bumps.T  # (N, N)
+    np.testing.assert_allclose(positive_feature_head(s, p, tau, centres, log_weights),
+                               weights @ s / weights.sum(axis=1), rtol=0, atol=4 * p.size * EPS)
+    # a product of two bumps carries exp(4 pbar**2 / tau), one over the density of N(0, tau / 8) up to a constant
+    np.testing.assert_allclose(2 * log_weights, 4 * centres**2 / tau, rtol=1e-15)
+    assert glued["cost-middle-sigmas"] == pytest.approx(0.5 / np.sqrt(tau / 8)) == pytest.approx(20)
+    assert glued["cost-end-sigmas"] == pytest.approx(1 / np.sqrt(tau / 8)) == pytest.approx(40)
+    assert sp.simplify(ns["ratio"] - sp.sqrt(sp.pi * spectrum.tau) / 2) == 0
+
+
+def test_spread_centres_reach_three_root_tau_beyond_each_end(chapter):
+    assert MARGIN == 3.0
+    p, tau = chapter.namespace["positions"], chapter.namespace["tau"]
+    low, high = p.min() - 3 * np.sqrt(tau), p.max() + 3 * np.sqrt(tau)
+    assert low <= chapter.namespace["centres"].min() <= chapter.namespace["centres"].max() <= high
+    # Uniform there: of 20,000 centres, the extremes lie within 1 % of the span from each end (missed with
+    # probability exp(-200) each), and the share left of the middle is within 0.025 of a half (7 standard errors).
+    many = spread_centres(20_000, p, tau, rng=0)
+    span = high - low
+    assert low <= many.min() < low + 0.01 * span and high - 0.01 * span < many.max() <= high
+    assert abs(np.mean(many < (low + high) / 2) - 0.5) < 0.025
+
+
+# --- linear time -----------------------------------------------------------------------------------
+
+
+def test_the_bench_doubled_n_from_256_and_the_counts_it_names(chapter):
+    bench, glued = chapter.namespace["bench"], chapter.glued
+    assert glued["cost-time-first-n"] == 256
+    for name in chapter.namespace["measured"]:
+        n = bench[name]["n"]
+        assert n[0] == 256 and (n[1:] == 2 * n[:-1]).all(), name
+    assert [glued[f"cost-count-{k}"] for k in ("fourier-64", "fourier-512", "spread-128", "window-257")] \
+        == [64, 512, 128, 257]
+    assert glued["cost-time-largest-n-exact"] * 2 > cost.largest_n(memory.get_limit()), \
+        "the largest n whose double the memory guard refuses"
+
+
+def test_the_slopes_are_near_two_and_one_and_the_crossovers(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    assert 1.7 < glued["cost-time-slope-exact"] < 3.0
+    for name in ("fourier-64", "fourier-512", "spread-128", "window-257"):
+        assert glued[f"cost-time-slope-{name}"] == pytest.approx(1.0, abs=0.25), name
+    assert glued["cost-crossover-fourier-64"] < glued["cost-crossover-fourier-512"]
+    assert glued["cost-crossover-ratio"] == glued["cost-crossover-fourier-512"] / glued["cost-crossover-fourier-64"]
+    for name, where in ns["crossovers"].items():
+        exact, other = ns["bench"]["exact"], ns["bench"][name]
+        n = exact["n"][np.isin(exact["n"], other["n"])]
+        assert n[0] <= where <= n[-1]
+        beyond = n > where
+        faster = other["seconds"][np.isin(other["n"], n[beyond])] < exact["seconds"][np.isin(exact["n"], n[beyond])]
+        assert faster.all(), f"{name}: faster from its crossover on"
+
+
+def test_eight_times_the_features_move_the_crossover_about_eight_times_further(chapter):
+    glued = chapter.glued
+    assert glued["cost-count-fourier-512"] / glued["cost-count-fourier-64"] == 8
+    assert 4 <= glued["cost-crossover-ratio"] <= 16, "close to eight (within a factor 2)"
+
+
+def test_causal_running_sums_of_features_are_the_masked_feature_head():
+    """Katharopoulos et al.: query i needs the sums over j <= i only, one term more per token."""
+    positions, _, noisy = sa.noisy_sine(50, 0.3, rng=1)
+    omega = random_features.gaussian_frequencies(256, defaults.TEMPERATURE, 3)
+    psi = random_features.fourier_features(sa.head.centre_positions(positions), omega)  # (n, 2D)
+    running_s, running_1 = np.cumsum(psi * noisy[:, None], axis=0), np.cumsum(psi, axis=0)  # (n, 2D) each
+    recurrent = np.sum(psi * running_s, axis=1) / np.sum(psi * running_1, axis=1)
+    K = np.tril(psi @ psi.T)
+    np.testing.assert_allclose(recurrent, K @ noisy / K.sum(axis=1), rtol=1e-9)
+
+
+# --- the window ------------------------------------------------------------------------------------
+
+
+def test_each_key_left_out_weighs_at_most_exp_minus_u_squared_over_tau(chapter):
+    ns = chapter.namespace
+    p, tau = ns["positions"], ns["tau"]
+    for k in ns["reach"]:
+        U = k * np.sqrt(tau)
+        u = np.abs(p[:, None] - p[None, :])
+        assert np.all(np.exp(-(u[u > U] ** 2) / tau) <= np.exp(-(U**2) / tau))
+
+
+def test_the_window_errors_fall_to_the_heads_own_rounding(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    errors, reach = ns["windows"]["errors"], ns["reach"]
+    p, s, tau = ns["positions"], ns["noisy"], ns["tau"]
+    floor = average_atol(p.size, s, square_gap(half_spread(p), tau))  # the exact head's rounding against the window's
+    assert (errors[reach >= 6] <= floor).all(), "from 6 sqrt(tau) on: rounding"
+    assert glued["cost-window-error-6"] == errors[list(reach).index(6.0)]
+    assert np.ptp(np.log10(errors[reach >= 6])) < 1, "it stays there"
+    assert glued["cost-window-error-3"] > glued["cost-window-error-4"] > glued["cost-window-error-5"] \
+        > glued["cost-window-error-6"]
+    k = [list(reach).index(3.0), list(reach).index(4.0)]
+    assert np.all(errors[k] <= p.size * np.exp(-reach[k] ** 2) * np.ptp(s))
+    assert glued["cost-window-keys-3"] < glued["cost-window-keys-4"] < glued["cost-window-keys-5"] < defaults.N
+
+
+def test_at_a_fixed_half_width_the_keys_grow_with_the_samples():
+    """Quadratic when the width is fixed in position while the samples get denser."""
+    keys = []
+    for n in (500, 1000):
+        positions, _, noisy = sa.noisy_sine(n, 0.3, rng=1)
+        keys.append(window_head(noisy, positions, defaults.TEMPERATURE, 0.1)[1].mean())
+    assert keys[1] / keys[0] == pytest.approx(2.0, rel=0.02)
+
+
+def test_when_each_wins(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    narrow, wide = ns["comparisons"]
+    assert ns["wide_tau"] == 100 * ns["tau"] and np.sqrt(ns["wide_tau"] / ns["tau"]) == pytest.approx(10)
+    random_best = min(narrow["fourier"]["errors"].min(), narrow["spread"]["errors"].min())
+    assert glued["cost-narrow-spread-best"] == random_best == narrow["spread"]["errors"].min()
+    best = np.argmin(narrow["spread"]["errors"])
+    assert glued["cost-narrow-spread-best-ops"] == narrow["spread"]["operations"][best], "that head's cost"
+    assert glued["cost-narrow-window-2-error"] < random_best / 10, "the window at 2 sqrt(tau) wins"
+    assert glued["cost-narrow-window-2-ops"] <= 1.1 * max(narrow["spread"]["operations"])
+    assert glued["cost-narrow-window-4-error"] < 1e-6 * random_best
+    assert glued["cost-wide-window-1-ops"] > 0.9 * glued["cost-exact-ops-per-token"], "nearly every key"
+    assert glued["cost-wide-window-1-error"] > 2 * glued["cost-wide-fourier-64-error"]
+    assert glued["cost-wide-fourier-64-ops"] < glued["cost-wide-window-1-ops"] / 4
+    assert ns["settings"][ns["wide_tau"]][2] == np.sqrt(ns["wide_tau"]), "U = sqrt(tau)"
+    np.testing.assert_array_equal(narrow["fourier"]["operations"], wide["fourier"]["operations"],
+                                  err_msg="the features' cost does not grow with the kernel's width")
+
+
+# --- exercises ---------------------------------------------------------------------------------------
+
+
+def test_exercise_bytes(chapter):
+    n = chapter.glued["ex-cost-bytes-n"]
+    assert chapter.namespace["check_n"] == n, "the solution's N is the exercise's"
+    assert chapter.glued["ex-cost-bytes-mib"] == 8 * n**2 / 2**20 == 128
+
+
+def test_exercise_cache(chapter):
+    n = chapter.glued["ex-cost-cache-n"]
+    assert chapter.namespace["cache_n"] == n, "the solution's N is the exercise's"
+    assert chapter.glued["ex-cost-cache-ratio"] == pytest.approx((2 * n + 1) / 3)
+
+
+def test_exercise_live(chapter):
+    glued = chapter.glued
+    before, after = glued["ex-cost-live-keys-before"], glued["ex-cost-live-keys"]
+    assert before < after < 2 * before, "more keys, less than twice: the window runs off the ends"
+    assert 1 / 3 < glued["ex-cost-live-error"] / glued["ex-cost-live-error-before"] < 3, "about the same"
+    p, _, s = sa.noisy_sine(defaults.N, defaults.SIGMA, rng=defaults.SEED)
+    t = 4 * defaults.TEMPERATURE
+    _, keys = window_head(s, p, t, 4 * np.sqrt(t))
+    assert glued["ex-cost-live-keys"] == keys.mean()
+    # "more than half the length of the positions, so every query's window runs off at least one end"
+    U = glued["ex-cost-live-half-width"]
+    assert U == 4 * np.sqrt(t) and (p[0], p[-1]) == (0.0, 1.0)
+    assert np.all((p - U < p[0]) | (p + U > p[-1]))
+    _, keys_before = window_head(s, p, defaults.TEMPERATURE, 4 * np.sqrt(defaults.TEMPERATURE))
+    assert keys.max() < 2 * keys_before.max(), "no query sees twice the keys it saw"
+
+
+def test_exercise_open(chapter):
+    glued, ns = chapter.glued, chapter.namespace
+    assert glued["ex-cost-open-both"] < glued["ex-cost-open-window"] / 2
+    assert glued["ex-cost-open-d"] == 256 == 2 * glued["ex-cost-open-frequencies"], "as many numbers a token"
+    assert glued["ex-cost-open-cosines"] > 10 * glued["ex-cost-open-window"], "with cosines, the window alone is better"
+    assert (ns["cosines"].sum(axis=1) > 0).all(), "a poor estimate, not a crossing denominator"
+    # the bumps' estimate of a pair is at most a constant (scale * D) times its kernel, and never negative
+    # (a sum of D rounded products, each at most the kernel: D + 4 roundings at most)
+    D = glued["ex-cost-open-d"]
+    assert (ns["estimate"] <= ns["scale"] * D * ns["kernel"] * (1 + (D + 4) * EPS)).all()
+    assert (ns["estimate"] >= 0).all()
