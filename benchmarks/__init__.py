@@ -90,6 +90,30 @@ def execution_table(number: int, title: str, runs: list[tuple[float, float]], go
     ]
 
 
+def chapter_report(number: int, title: str, stem: str, goal_s: float, parts: list[tuple[str, float]],
+                   parts_heading: str, runs: int = 3) -> str:
+    """Execute ``book/<stem>.md`` ``runs`` times and report it, with its ``parts`` timed alone, against ``goal_s``.
+
+    The report is :func:`execution_table`, then ``parts_heading`` over a
+    table of ``(what, median seconds)``; it raises :class:`GoalMissed` (with
+    the report) when the median execution exceeds ``goal_s``.
+    """
+    measured = [timed_execution(stem) for _ in range(runs)]
+    print(f"{stem}: {', '.join(f'{wall:.1f} s' for wall, _ in measured)}", flush=True)
+    median = statistics.median(wall for wall, _ in measured)
+    report = "\n".join([
+        *execution_table(number, title, measured, goal_s),
+        "",
+        parts_heading,
+        "",
+        "| part | median (s) |",
+        "|---|---:|",
+        *(f"| {what} | {seconds:.2f} |" for what, seconds in parts),
+    ])
+    missed = [] if median <= goal_s else [f"chapter {number} executes in {median:.1f} s, over its {goal_s:.0f} s"]
+    return check_goals(report, missed)
+
+
 @contextlib.contextmanager
 def _blas_threads():
     """Inside the block, kernels start with the build's OpenBLAS threads (``tools.build.BLAS_THREADS``).

@@ -41,30 +41,35 @@ from tools.servers import StaticServer
 CHANGES = 80
 TARGET_MS = 16.0
 
-MEASURE = """async ([key, n, count]) => {
+#: ``timed(root, change)``: calls ``change()`` (which moves a control), then resolves with the explorer's next
+#: redraw's time (compute and draw, plus the flush of its canvases) and latency (input to redraw done).
+TIMED = """const timed = (root, change) => new Promise((resolve) => {
+  const canvases = [...root.querySelectorAll('canvas')];
+  root.addEventListener('attention-explorer:redraw', (e) => {
+    const t = performance.now();
+    for (const c of canvases) c.getContext('2d').getImageData(0, 0, 1, 1);
+    const flush = performance.now() - t;
+    resolve({redraw: e.detail.computeMs + e.detail.drawMs + flush, latency: e.detail.latencyMs + flush});
+  }, {once: true});
+  change();
+});
+"""
+
+MEASURE = "async ([key, n, count]) => {\n" + TIMED + """
   const root = document.querySelector('[data-attention-explorer]');
   const api = root.attentionExplorer;
   const start = {sigma: api.data.sigma, tau: api.data.temperature};
   api.setParams({n, ...start, ...(api.data.layer ? {delta: api.data.offset} : {})});
   const slider = root.querySelector(`input[id$='-${key}']`);
-  const canvases = [...root.querySelectorAll('canvas')];
-  const lo = Number(slider.min), hi = Number(slider.max);
+  const lo = Number(slider.min), hi = Number(slider.max), step = Number(slider.step || 1);
   const out = [];
   for (let k = 0; k < count; k++) {
     const frac = (k % 2 ? k : count - k) / count;  // sweep back and forth across the range
-    const value = lo + Math.round(frac * (hi - lo) / Number(slider.step || 1)) * Number(slider.step || 1);
     await new Promise((r) => setTimeout(r, (k * 7) % 17));  // input at varied phases of the frame
-    const timing = await new Promise((resolve) => {
-      root.addEventListener('attention-explorer:redraw', (e) => {
-        const t = performance.now();
-        for (const c of canvases) c.getContext('2d').getImageData(0, 0, 1, 1);
-        const flush = performance.now() - t;
-        resolve({redraw: e.detail.computeMs + e.detail.drawMs + flush, latency: e.detail.latencyMs + flush});
-      }, {once: true});
-      slider.value = String(value);
+    out.push(await timed(root, () => {
+      slider.value = String(lo + Math.round(frac * (hi - lo) / step) * step);
       slider.dispatchEvent(new Event('input', {bubbles: true}));
-    });
-    out.push(timing);
+    }));
   }
   return out;
 }"""
@@ -83,30 +88,22 @@ BEST = """([n, count]) => {
 }"""
 
 
-CIRCUIT = """async ([count]) => {
+CIRCUIT = "async ([count]) => {\n" + TIMED + """
   const root = document.querySelector('[data-attention-explorer]');
   const api = root.attentionExplorer;
   api.setParams({text: 'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl'});
   const slider = root.querySelector("input[id$='-margin']");
   const knock = root.querySelector("input[id$='-knock']");
-  const canvases = [...root.querySelectorAll('canvas')];
   const lo = Number(slider.min), hi = Number(slider.max), step = Number(slider.step);
   const out = [];
   for (let k = 0; k < count; k++) {
     const frac = (k % 2 ? k : count - k) / count;
     await new Promise((r) => setTimeout(r, (k * 7) % 17));
-    const timing = await new Promise((resolve) => {
-      root.addEventListener('attention-explorer:redraw', (e) => {
-        const t = performance.now();
-        for (const c of canvases) c.getContext('2d').getImageData(0, 0, 1, 1);
-        const flush = performance.now() - t;
-        resolve({redraw: e.detail.computeMs + e.detail.drawMs + flush, latency: e.detail.latencyMs + flush});
-      }, {once: true});
+    out.push(await timed(root, () => {
       if (k % 10 === 9) { knock.click(); return; }  // the switch, now and then
       slider.value = String(lo + Math.round(frac * (hi - lo) / step) * step);
       slider.dispatchEvent(new Event('input', {bubbles: true}));
-    });
-    out.push(timing);
+    }));
   }
   return out;
 }"""

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 
-from benchmarks import check_goals, execution_table, median_time, timed_execution
+from benchmarks import chapter_report, median_time
 from tools import ROOT
 
 STEM = "heads-together"
@@ -61,22 +60,6 @@ def parts_in_a_child() -> list[tuple[str, float]]:
 
 
 def main() -> str:
-    runs = [timed_execution(STEM) for _ in range(RUNS)]
-    print(f"{STEM}: {', '.join(f'{wall:.1f} s' for wall, _ in runs)}", flush=True)
-    median = statistics.median(wall for wall, _ in runs)
-    met = median <= GOAL_S
-    rows = [f"| {what} | {seconds:.2f} |" for what, seconds in parts_in_a_child()]
-    report = "\n".join([
-        *execution_table(12, "Heads that work together", runs, GOAL_S),
-        "",
-        f"Its heaviest parts alone (in one process, OpenBLAS on one thread as the build's kernels), median of {RUNS}:",
-        "",
-        "| part | median (s) |",
-        "|---|---:|",
-        *rows,
-    ])
-    return check_goals(report, [] if met else [f"chapter 12 executes in {median:.1f} s, over its {GOAL_S:.0f} s"])
-
-
-if __name__ == "__main__":
-    print(json.dumps(parts()))
+    heading = (f"Its heaviest parts alone (in one process, OpenBLAS on one thread as the build's kernels), "
+               f"median of {RUNS}:")
+    return chapter_report(12, "Heads that work together", STEM, GOAL_S, parts_in_a_child(), heading, RUNS)

@@ -11,9 +11,7 @@ machine's load, since other processes share its cores.
 
 from __future__ import annotations
 
-import statistics
-
-from benchmarks import check_goals, execution_table, median_time, timed_execution
+from benchmarks import chapter_report, median_time
 
 STEM = "positions-and-masks"
 GOAL_S = 15.0
@@ -47,18 +45,5 @@ def parts() -> list[tuple[str, float]]:
 
 
 def main() -> str:
-    runs = [timed_execution(STEM) for _ in range(RUNS)]
-    print(f"{STEM}: {', '.join(f'{wall:.1f} s' for wall, _ in runs)}", flush=True)
-    median = statistics.median(wall for wall, _ in runs)
-    met = median <= GOAL_S
-    rows = [f"| {what} | {seconds:.2f} |" for what, seconds in parts()]
-    report = "\n".join([
-        *execution_table(11, "Where tokens are, and what they may see", runs, GOAL_S),
-        "",
-        f"Its heaviest parts alone, median of {RUNS}:",
-        "",
-        "| part | median (s) |",
-        "|---|---:|",
-        *rows,
-    ])
-    return check_goals(report, [] if met else [f"chapter 11 executes in {median:.1f} s, over its {GOAL_S:.0f} s"])
+    return chapter_report(11, "Where tokens are, and what they may see", STEM, GOAL_S, parts(),
+                          f"Its heaviest parts alone, median of {RUNS}:", RUNS)

@@ -8,6 +8,7 @@ so a test can prove that a page is self-contained:
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -57,4 +58,20 @@ def open_page(browser, allowed_origins, **context_kw):
             route.abort()
 
     page.route("**/*", route)
+    return page
+
+
+def show_explorer(page, url: str, selector: str, drawn: str):
+    """``page`` at ``url``, once the explorer at ``selector`` has its API and ``drawn`` (JavaScript) is true.
+
+    An explorer draws when it comes near the view, and the parts of the page
+    above it are laid out as they come near (``content-visibility``), which
+    moves it after a single scroll: so it is scrolled to the middle of the
+    view, again at each poll, until it has drawn.
+    """
+    element = f"document.querySelector({json.dumps(selector)})"
+    page.goto(url, wait_until="networkidle")
+    page.wait_for_function(f"!!{element}.attentionExplorer")
+    page.wait_for_function(f"(() => {{ {element}.scrollIntoView({{block: 'center'}}); return {drawn}; }})()",
+                           polling=200)
     return page

@@ -15,15 +15,12 @@ from tolerances import rounding, softmax_rtol
 
 from selfattention import induction
 from selfattention.interactive import circuit_data
-from tools.chromium import open_page
+from tools.chromium import open_page, show_explorer
 
 SELECTOR = "[data-attention-explorer].ae-kind-induction"
 API = f"document.querySelector('{SELECTOR}').attentionExplorer"
 PAGE = "book/heads-together.html"
-#: Scrolls the explorer into view until it has drawn: the page's parts above it are rendered as they come
-#: near the view (content-visibility), which moves it after a single scroll.
-DRAWN = (f"(() => {{ document.querySelector('{SELECTOR}').scrollIntoView({{block: 'center'}}); "
-         f"return document.querySelector('{SELECTOR} .ae-circuit-predicted').textContent !== ''; }})()")
+DRAWN = f"document.querySelector('{SELECTOR} .ae-circuit-predicted').textContent !== ''"
 
 
 def gaps(n_rows, margin):
@@ -64,10 +61,7 @@ def assert_matches_package(page):
 
 @pytest.fixture
 def circuit(page, site_url):
-    page.goto(f"{site_url}/{PAGE}", wait_until="networkidle")
-    page.wait_for_function(f"!!{API}")
-    page.wait_for_function(DRAWN, polling=200)
-    return page
+    return show_explorer(page, f"{site_url}/{PAGE}", SELECTOR, DRAWN)
 
 
 def test_starts_at_the_chapters_example_and_margin(circuit):
@@ -144,9 +138,7 @@ def test_slider_text_and_switch_work_by_keyboard(circuit):
 def test_works_by_touch_on_a_phone(browser, site_url):
     page = open_page(browser, {site_url}, viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
     try:
-        page.goto(f"{site_url}/{PAGE}", wait_until="networkidle")
-        page.wait_for_function(f"!!{API}")
-        page.wait_for_function(DRAWN, polling=200)
+        show_explorer(page, f"{site_url}/{PAGE}", SELECTOR, DRAWN)
         switch = page.locator(f"{SELECTOR} input[id$='-knock']")
         switch.tap()
         slider = page.locator(f"{SELECTOR} input[id$='-margin']")

@@ -17,6 +17,7 @@ from tolerances import EPS, average_atol, rounding, square_scores_error
 import selfattention as sa
 from selfattention import defaults, random_features
 from selfattention.interactive.explorer_data import COST_FEATURE_SEED, COST_TIMING_NS
+from tools.chromium import show_explorer
 
 SELECTOR = "[data-attention-explorer].ae-kind-cost"
 API = f"document.querySelector('{SELECTOR}').attentionExplorer"
@@ -25,11 +26,7 @@ DRAWN = f"document.querySelector('{SELECTOR} .ae-cost-gap')?.textContent !== ''"
 
 @pytest.fixture
 def cost_explorer(page, site_url):
-    page.goto(f"{site_url}/book/attention-cost.html", wait_until="networkidle")
-    page.wait_for_function(f"!!{API}")
-    page.locator(SELECTOR).scroll_into_view_if_needed()
-    page.wait_for_function(DRAWN)
-    return page
+    return show_explorer(page, f"{site_url}/book/attention-cost.html", SELECTOR, DRAWN)
 
 
 def series(page):
@@ -166,12 +163,8 @@ def test_the_button_times_both_heads_at_every_n(cost_explorer):
     cost_explorer.wait_for_function(f"!document.querySelector('{SELECTOR} button.ae-best').disabled")
 
 
-def test_nothing_is_timed_on_load(page, site_url):
-    page.goto(f"{site_url}/book/attention-cost.html", wait_until="networkidle")
-    page.wait_for_function(f"!!{API}")
-    page.locator(SELECTOR).scroll_into_view_if_needed()
-    page.wait_for_function(DRAWN)
-    assert page.evaluate(f"{API}.lastTimes()") is None
+def test_nothing_is_timed_on_load(cost_explorer):
+    assert cost_explorer.evaluate(f"{API}.lastTimes()") is None
 
 
 def test_screenshots_light_and_dark(cost_explorer):

@@ -19,7 +19,7 @@ from tolerances import assert_close, average_atol, mse_atol, rounding, softmax_r
 import selfattention as sa
 from selfattention import defaults
 from tools import ROOT
-from tools.chromium import open_page
+from tools.chromium import open_page, show_explorer
 
 SELECTOR = "[data-attention-explorer]"
 API = f"document.querySelector('{SELECTOR}').attentionExplorer"
@@ -62,11 +62,7 @@ DRAWN = f"document.querySelector('{SELECTOR} .ae-scale-max').textContent !== ''"
 
 @pytest.fixture
 def explorer(page, site_url):
-    page.goto(f"{site_url}/book/smoothing.html", wait_until="networkidle")
-    page.wait_for_function(f"!!{API}")
-    page.locator(SELECTOR).scroll_into_view_if_needed()
-    page.wait_for_function(DRAWN)  # it draws once it comes near the viewport
-    return page
+    return show_explorer(page, f"{site_url}/book/smoothing.html", SELECTOR, DRAWN)
 
 
 def params(page):
@@ -434,11 +430,7 @@ LAYER_TOL = 1e-12
 
 @pytest.fixture
 def layer(page, site_url):
-    page.goto(f"{site_url}/book/many-heads.html", wait_until="networkidle")
-    page.wait_for_function(f"!!{API}")
-    page.locator(SELECTOR).scroll_into_view_if_needed()
-    page.wait_for_function(DRAWN)
-    return page
+    return show_explorer(page, f"{site_url}/book/many-heads.html", SELECTOR, DRAWN)
 
 
 def layer_series(page, weights=True):
