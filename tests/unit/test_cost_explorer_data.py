@@ -50,3 +50,17 @@ def test_the_series_are_the_packages_heads():
     np.testing.assert_array_equal(approximate, random_features.random_feature_head(s, p, omega)[0])
     with pytest.raises(TypeError, match="data"):
         explorer_data.cost_series(explorer_data.explorer_data())
+
+
+def test_the_starting_draw_is_a_typical_one():
+    """At the start (the book's N, the largest D), the seed's error is in the middle fifth of 200 seeds' errors."""
+    data = explorer_data.cost_data()
+    positions, _, noisy, exact, _ = explorer_data.cost_series(data)
+
+    def error(seed):
+        omega = random_features.gaussian_frequencies(data["count"], data["temperature"], seed)
+        return np.sqrt(np.mean((random_features.random_feature_head(noisy, positions, omega)[0] - exact) ** 2))
+
+    errors = np.array([error(seed) for seed in range(200)])
+    rank = np.mean(errors < error(explorer_data.COST_FEATURE_SEED))
+    assert 0.4 <= rank <= 0.6, f"the starting draw's error is at the {rank:.0%} point of 200 seeds' errors"

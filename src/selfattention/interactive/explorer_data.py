@@ -130,8 +130,11 @@ def layer_data(layer, *, n=None, sigma=None, temperature=None, offset=None) -> d
 
 
 #: The cost explorer: the seed of its frequencies' normal draws, the range of
-#: its slider for ``D``, and the ``N`` at which it times both heads.
-COST_FEATURE_SEED = 13
+#: its slider for ``D``, and the ``N`` at which it times both heads. The seed
+#: is a typical draw: at the explorer's start (the book's ``N``, ``D = 256``)
+#: its error against the exact head is the median one of seeds 0 to 199, so
+#: the first picture shows what random features usually do.
+COST_FEATURE_SEED = 52
 COST_COUNT_RANGE = (1, 256)
 COST_TIMING_NS = (125, 250, 500, 1000, 2000, 4000)
 
