@@ -142,7 +142,13 @@ def reference_positive_head(signal, positions, tau, centres, log_weights):
     return K @ signal / K.sum(axis=1)
 
 
-@given(st.integers(2, 20), st.integers(1, 12), st.floats(0.01, 1.0), st.data())
+#: The least temperature at which the reference's products of bumps stay normal doubles: a position and a centre
+#: lie at most 1.5 apart, so a product is at least exp(-4 * 1.5**2 / tau - 10), which underflows to zero below
+#: tau = 9 / 698 = 0.0129 (at tau = 0.0117 a row of products summed to 0; the package's head, stabilised, did not).
+REFERENCE_MIN_TAU = 0.02
+
+
+@given(st.integers(2, 20), st.integers(1, 12), st.floats(REFERENCE_MIN_TAU, 1.0), st.data())
 def test_the_positive_head_is_the_normalised_product_of_bumps(n, D, tau, data):
     p = np.sort(data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 1))))
     s = data.draw(hnp.arrays(np.float64, n, elements=st.floats(-3, 3)))
