@@ -86,9 +86,8 @@ lint: $(VENV_STAMP) ## Check the code with ruff (configured in pyproject.toml) a
 	$(BIN)/actionlint -shellcheck=$(BIN)/shellcheck
 	$(BIN)/zizmor --offline --no-progress --quiet .github/workflows
 
-# Two workers (pytest-xdist), each taking whole test files, longest first (tests/conftest.py, LONGEST_FIRST):
-# the machine the book is built on has two cores.
-PYTEST := $(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder
+# Two workers (pytest-xdist), each taking whole test files: the machine the book is built on has two cores.
+PYTEST := $(BIN)/pytest -n 2 --dist loadfile
 
 test-unit: $(VENV_STAMP) ## Run the fast tests (no browser, no book build)
 	$(PYTEST) -m "not browser and not slow"
