@@ -36,8 +36,9 @@ import statistics
 import subprocess
 import sys
 import time
-import tracemalloc
 from pathlib import Path
+
+from tools.measure import peak_bytes
 
 HERE = Path(__file__).resolve().parent
 RESULTS_JSON = HERE / "attention_cost.json"
@@ -71,16 +72,6 @@ def _timed(call) -> tuple[float, float]:
         if len(cpu) >= MIN_RUNS and sum(wall) > 10.0:
             break
     return statistics.median(cpu), statistics.median(wall)
-
-
-def _peak_bytes(call) -> int:
-    """The most bytes numpy and Python held at once during ``call()``, above what they held before."""
-    tracemalloc.start()
-    try:
-        call()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def _heads() -> dict:
@@ -122,7 +113,7 @@ def measure_heads() -> dict:
             positions, _, noisy = sa.noisy_sine(n, defaults.SIGMA, rng=defaults.SEED)
             c, w = _timed(functools.partial(head, noisy, positions))
             ns.append(n), cpu.append(c), wall.append(w)
-            peak.append(_peak_bytes(functools.partial(head, noisy, positions)) if n <= 2**16 else None)
+            peak.append(peak_bytes(functools.partial(head, noisy, positions)) if n <= 2**16 else None)
             print(f"{name}: n = {n}: {c:.4f} s", flush=True)
             if c > LIMIT_S or (name == "exact" and 2 * n > largest_n(memory.get_limit())):
                 break

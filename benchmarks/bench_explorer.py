@@ -28,6 +28,7 @@ range, and the knock-out switch is toggled; the goal is the same.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import statistics
 import tempfile
@@ -121,7 +122,9 @@ def write_circuit_page(directory: Path) -> None:
     )
 
 
-def measure_circuit(url: str) -> list:
+@contextlib.contextmanager
+def explorer_page(url: str):
+    """A 1280 x 900 page of a fresh headless Chromium at ``url``, once its explorer has its API."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -130,10 +133,15 @@ def measure_circuit(url: str) -> list:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(url, wait_until="load")
             page.wait_for_function("!!document.querySelector('[data-attention-explorer]').attentionExplorer")
-            page.evaluate(CIRCUIT, [10])  # warm up the JIT
-            return page.evaluate(CIRCUIT, [CHANGES])
+            yield page
         finally:
             browser.close()
+
+
+def measure_circuit(url: str) -> list:
+    with explorer_page(url) as page:
+        page.evaluate(CIRCUIT, [10])  # warm up the JIT
+        return page.evaluate(CIRCUIT, [CHANGES])
 
 
 #: The explorers measured: page -> (the directive's layer, the sliders moved).
@@ -156,23 +164,14 @@ def write_page(directory: Path, layer=None) -> None:
 
 
 def measure(url: str, sizes, keys, best=True) -> dict:
-    from playwright.sync_api import sync_playwright
-
     results = {}
-    with sync_playwright() as pw:
-        browser = chromium.launch(pw)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(url, wait_until="load")
-            page.wait_for_function("!!document.querySelector('[data-attention-explorer]').attentionExplorer")
-            for n in sizes:
-                if best:
-                    results[n, "best"] = page.evaluate(BEST, [n, 7])
-                for key in keys:
-                    page.evaluate(MEASURE, [key, n, 10])  # warm up the JIT
-                    results[n, key] = page.evaluate(MEASURE, [key, n, CHANGES])
-        finally:
-            browser.close()
+    with explorer_page(url) as page:
+        for n in sizes:
+            if best:
+                results[n, "best"] = page.evaluate(BEST, [n, 7])
+            for key in keys:
+                page.evaluate(MEASURE, [key, n, 10])  # warm up the JIT
+                results[n, key] = page.evaluate(MEASURE, [key, n, CHANGES])
     return results
 
 

@@ -18,6 +18,7 @@ from selfattention.head import gaussian_head_weights
 from selfattention.studies import alibi, causal, noise_and_samples, sinusoidal
 from selfattention.studies import content_attention as ca
 from selfattention.studies import noise2noise as n2n
+from tools.measure import peak_bytes
 
 N = 20_000  # 20,000**2 weights: 3.2 GB each, about 9.6 GB at attention's peak
 
@@ -83,15 +84,6 @@ def test_the_limit_is_a_setting_for_a_block_or_a_thread():
     thread.start()
     thread.join()
     assert seen == [10] and memory.get_limit() == memory.DEFAULT_LIMIT, "a thread's setting stays in the thread"
-
-
-def peak_bytes(call) -> int:
-    tracemalloc.start()
-    try:
-        call()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 @pytest.mark.parametrize("n", [300, 600])
