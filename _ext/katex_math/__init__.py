@@ -33,7 +33,7 @@ focusable. This extension
   inside its own box, with a shadow at each edge beyond which more of it
   lies, instead of overflowing out of reach (``static/katex-layout.css``;
   a formula too wide for a phone is better broken into aligned lines:
-  ``tests/browser/test_math_fits.py``);
+  ``tests/browser/test_layout.py``);
 * preloads, on pages with math, the two fonts nearly every formula uses
   (:data:`PRELOADED_FONTS`), so that text set in them does not reflow when
   they arrive (:func:`preload_fonts`);

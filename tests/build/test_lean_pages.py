@@ -4,7 +4,7 @@ The colour theme is resolved right after the theme's own mode script; the
 head's scripts are deferred in their order; ``basic.css`` is linked without
 the stylesheet that only imports it; the theme's script loses its tab-stop
 pass over every code block. In the browser, tests/browser/test_page_budgets.py
-and tests/browser/test_viewports.py check what this changes (the theme set
+and tests/browser/test_layout.py check what this changes (the theme set
 before the first paint, no shift, what a phone renders, no console error,
 search).
 """
