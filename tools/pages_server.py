@@ -26,6 +26,8 @@ import urllib.parse
 from functools import partial
 from pathlib import Path
 
+from tools.quiet_server import QuietServer
+
 MAX_AGE = 600
 GZIP_TYPES = ("text/", "application/javascript", "application/json", "image/svg+xml", "application/xml")
 TYPES = {".js": "application/javascript", ".mjs": "application/javascript", ".woff2": "font/woff2",
@@ -117,7 +119,7 @@ class PagesServer:
         self.files = _Files()
         self.sent: dict[str, int] = {}
         self._lock = threading.Lock()
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), partial(_Handler, server_state=self))
+        self.httpd = QuietServer(("127.0.0.1", port), partial(_Handler, server_state=self))
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

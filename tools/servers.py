@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 from jupyter_server.auth.identity import IdentityProvider
 
 from tools import ROOT, lifetime
+from tools.quiet_server import QuietServer
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -57,7 +58,7 @@ class StaticServer:
 
     def __init__(self, site: Path, port: int = 0, home: str | None = None):
         handler = functools.partial(type("Handler", (_QuietHandler,), {"home": home}), directory=str(site))
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+        self.httpd = QuietServer(("127.0.0.1", port), handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()

@@ -16,8 +16,11 @@ import os
 import re
 import signal
 import socket
+import struct
 import subprocess
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -30,6 +33,7 @@ from tornado.ioloop import IOLoop
 from tornado.websocket import websocket_connect
 
 from tools import ROOT
+from tools.pages_server import PagesServer
 from tools.servers import JupyterServer, StaticServer, written_port
 
 BOOK = "http://127.0.0.1:9"  # the origin the Jupyter server is told the book has
@@ -84,6 +88,35 @@ def test_static_server_lists_no_folder(tmp_path):
         assert request(f"{server.url}/") == 404
         assert request(f"{server.url}/page/") == 200
         assert request(f"{server.url}/folder/secret-name.txt") == 200
+    finally:
+        server.stop()
+
+
+def requests_in_flight() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if "process_request_thread" in t.name]
+
+
+@pytest.mark.parametrize("serve", [StaticServer, PagesServer])
+def test_a_browser_hanging_up_mid_reply_prints_nothing_and_other_errors_print(tmp_path, capsys, serve):
+    """A page left while a large file is sent breaks the pipe: no traceback (the tests' log, ``make live``'s
+    terminal); any other error in a request still prints one."""
+    (tmp_path / "big.png").write_bytes(bytes(32 << 20))  # more than the socket buffers hold
+    server = serve(tmp_path)
+    try:
+        with socket.create_connection(server.httpd.server_address, timeout=10) as sock:
+            sock.sendall(b"GET /big.png HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert sock.recv(1024).startswith(b"HTTP/1.")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # hang up: a reset
+        deadline = time.monotonic() + STOP_TIMEOUT
+        while requests_in_flight() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not requests_in_flight(), "the server never noticed the browser hang up"
+        assert capsys.readouterr().err == ""
+        try:
+            raise ValueError("a bug in a handler")
+        except ValueError:
+            server.httpd.handle_error(None, ("127.0.0.1", 1))
+        assert "ValueError: a bug in a handler" in capsys.readouterr().err
     finally:
         server.stop()
 
