@@ -14,9 +14,9 @@ from __future__ import annotations
 import functools
 import statistics
 import time
-import tracemalloc
 
 from benchmarks import execute_chapter, median_time
+from tools.measure import peak_bytes
 
 TARGET_S = 20.0
 RUNS = 3
@@ -24,12 +24,7 @@ RUNS = 3
 
 def peak_mib(call) -> float:
     """MiB allocated at the peak of ``call`` (numpy reports its arrays to tracemalloc)."""
-    tracemalloc.start()
-    try:
-        call()
-        return tracemalloc.get_traced_memory()[1] / 2**20
-    finally:
-        tracemalloc.stop()
+    return peak_bytes(call) / 2**20
 
 
 def choose_temperature_cost() -> list[str]:

@@ -18,8 +18,8 @@ in ``pyproject.toml``. Nothing adds it by hand.
   process that stops when its parent (``make``) has ended;
 * :mod:`tools.chromium`: headless Chromium, launched one way for tests and benchmarks;
 * :mod:`tools.workcopy`: ``make build`` in a copy of the working tree, or in a tiny book;
-* :mod:`tools.toc`: the documents ``_toc.yml`` lists.
-* :mod:`tools.measure`: the peak of memory a call allocates (memory tests, benchmarks).
+* :mod:`tools.toc`: the documents ``_toc.yml`` lists;
+* :mod:`tools.measure`: the peak of memory a call allocates (memory tests, chapter tests, benchmarks).
 """
 
 from pathlib import Path

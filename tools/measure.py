@@ -1,4 +1,4 @@
-"""What the memory tests and the benchmarks both measure: the peak of memory a call allocates."""
+"""What the memory and chapter tests and the benchmarks measure alike: the peak of memory a call allocates."""
 
 from __future__ import annotations
 

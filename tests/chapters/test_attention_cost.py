@@ -10,7 +10,6 @@ says of the measured numbers (slopes, ratios, which is larger).
 from __future__ import annotations
 
 import re
-import tracemalloc
 
 import numpy as np
 import pytest
@@ -24,6 +23,7 @@ from selfattention.head import gaussian_head_weights
 from selfattention.positive_features import MARGIN, performer_centres, positive_feature_head, spread_centres
 from selfattention.window import window_head
 from tools import ROOT
+from tools.measure import peak_bytes
 
 STEM = "attention-cost"
 
@@ -54,13 +54,12 @@ def test_the_memory_guard_passes_its_largest_n_and_refuses_before_computing(chap
         memory.require_matrix(glued["cost-guard-n"] + 1, glued["cost-guard-n"] + 1, "n")
     assert "16384 x 16384" in ns["message"] and "memory limit of 4 GiB" in ns["message"]
     big = ns["big"]
-    tracemalloc.start()
-    try:
+
+    def refuse():
         with pytest.raises(ValueError):
             sa.gaussian_head(big[2], big[0], ns["tau"])
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+
+    peak = peak_bytes(refuse)
     assert peak < 2 * 8 * big[0].size * 8, "refused before a score: only the token arrays, no n x n"
     assert glued["cost-weights-n"] == 23170 and 8 * 23170**2 <= memory.get_limit() < 8 * 23171**2
 

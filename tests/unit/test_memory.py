@@ -7,7 +7,6 @@ refusals themselves can be run against a version of the package without it.
 from __future__ import annotations
 
 import threading
-import tracemalloc
 
 import numpy as np
 import pytest
@@ -25,14 +24,15 @@ N = 20_000  # 20,000**2 weights: 3.2 GB each, about 9.6 GB at attention's peak
 
 def refused(call, *words, max_bytes=50 * 2**20):
     """Run ``call``: it must raise a ValueError naming ``words`` while allocating under ``max_bytes``."""
-    tracemalloc.start()
-    try:
+    refusals = []
+
+    def refuse():
         with pytest.raises(ValueError) as caught:
             call()
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    message = str(caught.value)
+        refusals.append(caught.value)
+
+    peak = peak_bytes(refuse)
+    message = str(refusals[0])
     for word in words:
         assert word in message, message
     assert peak < max_bytes, f"allocated {peak} bytes before refusing"
