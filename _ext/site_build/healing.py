@@ -5,8 +5,10 @@ myst-nb reads a chapter's outputs from the jupyter-cache, whose database
 their notebooks. When the builder starts, before any chapter is read,
 :func:`heal_execution_cache` checks both and repairs what it finds:
 
-* the database is opened for writing and its tables listed (:func:`database_damage`):
-  one that is empty or missing a table, a folder where the file should be, a
+* the database is opened for writing, its tables listed and its pages checked
+  (sqlite's ``PRAGMA quick_check``: :func:`database_damage`): one that is
+  empty or missing a table, has a damaged page (bytes overwritten inside the
+  file), a folder where the file should be, a
   file that is not a database, cannot be read or cannot be written (sqlite
   falls back to reading a file it may not write, and the build writes every
   chapter it executes), and a file where the cache's folder should be, are
@@ -73,13 +75,18 @@ def database_damage(path: Path) -> str | None:
             tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             version = connection.execute("PRAGMA user_version").fetchone()[0]
             connection.execute(f"PRAGMA user_version = {version}")  # a write, undone: refused by a read-only file
+            # Damaged pages (bytes overwritten inside the file) that listing the tables never reads: the next
+            # record written or read there fails with "database disk image is malformed".
+            found = [row[0] for row in connection.execute("PRAGMA quick_check(3)")]
             connection.execute("ROLLBACK")
         finally:
             connection.close()
     except sqlite3.Error as error:
         return f"{type(error).__name__}: {error}"
     missing = sorted(set(OrmBase.metadata.tables) - tables)
-    return f"no table {', '.join(missing)} (an empty or foreign file)" if missing else None
+    if missing:
+        return f"no table {', '.join(missing)} (an empty or foreign file)"
+    return None if found == ["ok"] else f"PRAGMA quick_check: {'; '.join(found)}"
 
 
 def lock_holders(db: Path) -> list[int]:

@@ -12,6 +12,7 @@ cache of a real book (records, and an emptied database).
 
 from __future__ import annotations
 
+import random
 import shutil
 import sqlite3
 import subprocess
@@ -25,6 +26,7 @@ import pytest
 from denied import immutable, modes_bind, run_python
 from jupyter_cache import get_cache
 from jupyter_cache.base import CacheBundleIn
+from sqlalchemy.exc import DatabaseError
 
 from _ext.site_build import healing
 
@@ -75,6 +77,19 @@ def heal_in(path: Path, prefix: list[str]) -> str:
     return done.stdout.strip()
 
 
+def overwrite_the_middle(path: Path) -> None:
+    """4 KiB of random bytes written over the middle of the database, as a disk or a crash damages a file.
+
+    The header and the table list stay readable; the pages overwritten hold
+    an index that the next chapter executed writes to (see
+    :func:`test_overwritten_pages_fail_the_next_chapter_executed`).
+    """
+    db = path / "global.db"
+    with db.open("r+b") as file:
+        file.seek(db.stat().st_size // 2)
+        file.write(random.Random(43).randbytes(4096))
+
+
 def drop_table(path: Path, table: str) -> None:
     with sqlite3.connect(path / "global.db") as connection:
         connection.execute(f"DROP TABLE {table}")
@@ -92,12 +107,24 @@ def test_a_healthy_cache_is_kept_as_it_is(cache_path):
     pytest.param(lambda path: drop_table(path, "nbcache"), id="records table missing"),
     pytest.param(lambda path: drop_table(path, "settings"), id="settings table missing"),
     pytest.param(lambda path: ((path / "global.db").unlink(), (path / "global.db").mkdir()), id="folder as database"),
+    pytest.param(overwrite_the_middle, id="pages overwritten"),
 ])
 def test_a_damaged_database_is_removed_with_the_cache(cache_path, damage):
     damage(cache_path)
     healing.heal_execution_cache(app_with_cache(cache_path))
     assert not cache_path.exists()
     assert usable(cache_path) == []  # jupyter-cache makes a new one
+
+
+def test_overwritten_pages_fail_the_next_chapter_executed(cache_path, tmp_path):
+    """The damage is real: myst-nb's first call for a chapter to execute fails on it, until it is healed."""
+    notebook = tmp_path / "b.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("6 * 8")]), notebook)
+    overwrite_the_middle(cache_path)
+    with pytest.raises(DatabaseError, match="database disk image is malformed"):
+        get_cache(cache_path).add_nb_to_project(str(notebook))
+    healing.heal_execution_cache(app_with_cache(cache_path))
+    assert get_cache(cache_path).add_nb_to_project(str(notebook)).uri == str(notebook)
 
 
 def test_a_file_where_the_cache_should_be_is_removed(tmp_path):
