@@ -39,8 +39,9 @@ def hint(error: OSError, path: Path) -> str:
     code, shown_path = error.errno, shown(path)
     if code == errno.EACCES:
         return f"permission denied: make it writable, chmod u+rwX {shown_path}"
-    if code == errno.EPERM:
-        return f"operation not permitted: is it immutable? lsattr -d {shown_path}; chattr -i {shown_path}"
+    if code == errno.EPERM:  # chattr changes no link: name the folder a link (_build/html) stands for
+        folder = shown(path.resolve()) if path.is_symlink() else shown_path
+        return f"operation not permitted: is it immutable? lsattr -d {folder}; chattr -i {folder}"
     if code == errno.EROFS:
         return "the file system is mounted read-only"
     if code in (errno.ENOSPC, errno.EDQUOT):

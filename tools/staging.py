@@ -2,21 +2,33 @@
 
 Under the book's ``_build/``:
 
-* ``html/``: the published site; with ``.doctrees/``, ``jupyter_execute/``
-  and ``attention_explorer/`` (Sphinx's environment, myst-nb's executed
-  notebooks and the explorer's fallback image, which the environment lists
-  as the smoothing chapter's dependencies) it is the last good build, which
-  the next build starts from; ``.last-good`` marks the four as one build;
+* ``builds/<name>/``: a whole successful build: ``html/`` (the site) with
+  ``.doctrees/``, ``jupyter_execute/`` and ``attention_explorer/``
+  (Sphinx's environment, myst-nb's executed notebooks and the explorer's
+  fallback image, which the environment lists as the smoothing chapter's
+  dependencies), which the next build starts from;
+* ``html``: a symbolic link to the last good build's ``html/``
+  (``builds/<name>/html``), the published site, replaced in one step
+  (rename(2) of a new link over it) when a build succeeds: at every instant
+  it is a whole site, the old or the new, however the publication is stopped
+  (SIGKILL, a crash, a power cut once the disk has written the rename).
+  ``.doctrees``, ``jupyter_execute`` and ``attention_explorer`` are links
+  through it (``html/../.doctrees``), so they always name the published build's;
 * ``.jupyter_cache/``: the executed notebooks, kept across builds (their
   freshness and repair are ``_ext/site_build``'s);
 * ``staging/``: the build in progress (:func:`prepare_staging`). It starts as
   a copy of the last good build (or empty), made writable whatever the modes
-  of the original; Sphinx updates it, and only when Sphinx succeeds do its
-  directories replace those of ``_build/`` (:func:`publish`), with signals
-  held off and ``.last-good`` removed meanwhile (a crash in between makes the
-  next build start from nothing, not from a mix). A move the file system
-  refuses is undone, so the last good build and its mark stay;
+  of the original; Sphinx updates it, and only when Sphinx succeeds is it
+  renamed, whole, into ``builds/`` and ``html`` switched to it
+  (:func:`publish`), with signals held off; the builds it replaces are then
+  removed. A move the file system refuses leaves the last good build
+  published and the new one in ``staging/``;
 * ``.lock``: held by every process of a build (:mod:`tools.buildlock`).
+
+A ``_build/`` from before ``builds/`` (the four folders directly in
+``_build/``, marked as one build by ``.last-good``) is the last good build
+until the first publication, which swaps its ``html/`` folder for the link
+in one step too (Linux's renameat2 ``RENAME_EXCHANGE``).
 
 A folder the build may not write stops it with a :class:`~tools.faults.Stop`
 naming that folder and the fix: at once, before anything is built, when it
@@ -26,6 +38,8 @@ can be seen then (:func:`check_writable`), else when the write is refused.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import os
 import shutil
 import signal
@@ -41,6 +55,9 @@ BUILD = Path("_build")
 STATE = ("html", ".doctrees", "jupyter_execute", "attention_explorer")
 CACHE = ".jupyter_cache"
 STAGING = "staging"
+#: The folder of the whole builds: the published one, and those being replaced or removed.
+BUILDS = "builds"
+#: The mark of a ``_build/`` laid out before ``builds/``: its own four folders are one successful build.
 MARK = ".last-good"
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -52,7 +69,7 @@ def check_writable(build: Path) -> None:
     gets the file system's own reason (read-only, immutable, a read-only
     mount) for the message.
     """
-    for path in (build, *(build / name for name in (STAGING, *STATE))):
+    for path in (build, *(build / name for name in (STAGING, BUILDS, *STATE))):
         if path.is_dir() and not os.access(path, os.W_OK):
             try:
                 descriptor, name = tempfile.mkstemp(dir=path, prefix=".writable-")
@@ -110,6 +127,21 @@ def copy_writable(source: Path, target: Path) -> None:
             os.chmod(folder, stat.S_IMODE(mode) | stat.S_IRWXU)
 
 
+def last_good(build: Path) -> Path | None:
+    """The folder holding the last good build: the one ``_build/html`` links into, else None.
+
+    A ``_build/`` laid out before ``builds/`` holds it itself, when marked.
+    """
+    site = build / "html"
+    if site.is_symlink():
+        target = Path(os.readlink(site))
+        if len(target.parts) == 3 and target.parts[0] == BUILDS and target.name == "html":
+            folder = build / target.parent
+            return folder if folder.is_dir() else None
+        return None
+    return build if (build / MARK).is_file() and site.is_dir() else None
+
+
 def prepare_staging(build: Path) -> Path:
     """A fresh ``staging/``: a copy of the last good build if ``_build/`` holds one, else empty."""
     staging = build / STAGING
@@ -119,10 +151,11 @@ def prepare_staging(build: Path) -> Path:
         staging.mkdir(parents=True)
     except OSError as error:
         raise fault("create", error, staging, build) from None
-    if (build / MARK).is_file():
+    source = last_good(build)
+    if source is not None:
         for name in STATE:
-            if (build / name).is_dir():
-                copy_writable(build / name, staging / name)
+            if (source / name).is_dir():
+                copy_writable(source / name, staging / name)
     return staging
 
 
@@ -136,56 +169,104 @@ def signals_held():
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def _swap(build: Path, staging: Path) -> None:
-    """Move the last good build out of ``_build/`` and the new one in; undo every move if one is refused."""
-    done = []  # (from, to) of each move made
+def _exchange(a: Path, b: Path) -> None:
+    """Swap the names ``a`` and ``b`` in one step (renameat2's ``RENAME_EXCHANGE``, Linux 3.15 and glibc 2.28).
+
+    Where there is no such call, the two are swapped by three renames, between which ``b`` is missing.
+    """
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if renameat2 is not None:
+        at_cwd, exchange = -100, 2  # AT_FDCWD, RENAME_EXCHANGE (linux/fcntl.h, linux/fs.h)
+        if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), exchange) == 0:
+            return
+        code = ctypes.get_errno()
+        if code not in (errno.EINVAL, errno.ENOSYS):  # else: a file system without it
+            raise OSError(code, os.strerror(code), str(b), None, str(a))
+    aside = a.with_name(f"{a.name}.swap")
+    a.rename(aside)
+    b.rename(a)
+    aside.rename(b)
+
+
+def _clear(path: Path) -> None:
+    """Remove whatever a publication stopped midway left at ``path`` (a link, or an old site folder)."""
+    if path.is_dir() and not path.is_symlink():
+        remove_tree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _link(path: Path, target: Path) -> None:
+    """Make ``path`` a symbolic link to ``target`` in one step: a new link renamed over the old one.
+
+    A folder at ``path`` (``_build/`` laid out before ``builds/``) is
+    exchanged for the link, and left at ``.<name>.new`` for :func:`_tidy`.
+    """
+    new = path.with_name(f".{path.name}.new")
+    _clear(new)
+    os.symlink(target, new)
+    if path.is_dir() and not path.is_symlink():
+        _exchange(new, path)
+    else:
+        os.replace(new, path)
+
+
+def _move_in(staging: Path, builds: Path) -> Path:
+    """Rename ``staging`` whole into ``builds/``, under a new name; its new path."""
     try:
-        for name in STATE:
-            for source, target in ((build / name, staging / f"old{name}"), (staging / name, build / name)):
-                if source.exists():
-                    source.rename(target)
-                    done.append((source, target))
+        builds.mkdir(exist_ok=True)
+        home = Path(tempfile.mkdtemp(dir=builds, prefix="build-"))
     except OSError as error:
-        what = Path(error.filename)
-        stop = fault("move", error, what, what.parent, Path(error.filename2 or staging).parent)
+        raise fault("write", error, builds, builds.parent) from None
+    try:
+        staging.rename(home)  # over the empty folder just made: one step
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            home.rmdir()
+        raise fault("move", error, staging, staging.parent, builds) from None
+    return home
+
+
+def _tidy(build: Path, home: Path) -> None:
+    """Link ``.doctrees`` and the rest through ``html``, and remove every build in ``builds/`` but ``home``."""
+    for name in STATE[1:]:
+        path, target = build / name, Path("html", "..", name)
         try:
-            for source, target in reversed(done):
-                target.rename(source)  # back: the folders that allowed one move allow its undoing
-        except OSError as undo:
-            raise Stop(f"{stop}, nor undo the moves made ({undo.strerror}: {shown(Path(undo.filename))}): the "
-                       "next build starts from nothing") from None
-        stop.kept = True  # the last good build is back in place
-        raise stop from None
+            if not (path.is_symlink() and Path(os.readlink(path)) == target):
+                _link(path, target)
+        except OSError as error:
+            raise fault("replace", error, path, build) from None
+    for leftover in (build / f".{name}.new" for name in STATE):
+        _clear(leftover)  # a folder of the layout before builds/, exchanged for its link
+    try:
+        (build / MARK).unlink(missing_ok=True)
+    except OSError as error:
+        raise fault("remove", error, build / MARK, build) from None
+    for old in sorted(home.parent.iterdir()):
+        if old != home:
+            remove_tree(old)
 
 
 def publish(build: Path) -> str | None:
-    """Replace ``_build/``'s last good build with ``staging/``'s, as one step for signals.
+    """Publish ``staging/`` as the last good build, in one step: ``_build/html`` links to it.
 
-    A move the file system refuses is undone and raises a :class:`Stop`: the
-    last good build stays, marked as such. Returns a warning if the old build
-    could not be removed from ``staging/`` afterwards (the site is published).
+    A move the file system refuses raises a :class:`Stop`; the last good
+    build stays published, and the new one waits in ``staging/``. Returns a
+    warning if the old build could not be removed afterwards (the site is
+    published).
     """
-    staging, mark = build / STAGING, build / MARK
-    marked = f"{', '.join(STATE)} are one successful build\n"
+    staging, builds = build / STAGING, build / BUILDS
     with signals_held():
-        had_mark = mark.is_file()
+        home = _move_in(staging, builds)
         try:
-            mark.unlink(missing_ok=True)
+            _link(build / "html", Path(BUILDS, home.name, "html"))
         except OSError as error:
-            raise fault("remove", error, mark, build) from None
-        try:
-            _swap(build, staging)
-        except Stop as stop:
-            if had_mark and getattr(stop, "kept", False):
-                with contextlib.suppress(OSError):  # else the next build starts from nothing: safe too
-                    mark.write_text(marked)
-            raise
-        try:
-            mark.write_text(marked)
-        except OSError as error:
-            raise fault("write", error, mark, build) from None
+            stop = fault("replace", error, build / "html", build)
+            with contextlib.suppress(OSError):
+                home.rename(staging)
+            raise stop from None
     try:
-        remove_tree(staging)
+        _tidy(build, home)
     except Stop as stop:
         return f"{stop}; the next build removes it"
     return None

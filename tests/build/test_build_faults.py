@@ -3,7 +3,8 @@
 Each fault is real (:mod:`denied`): an immutable folder (``chattr +i``), or
 a read-only one in a process that file modes bind (root with the
 capabilities that override them dropped). The build runs in a child process
-in a temporary book whose ``_build/`` holds a last good build; Sphinx is
+in a temporary book whose ``_build/`` holds a last good build (published by
+:func:`tools.staging.publish`, as a build leaves it); Sphinx is
 replaced by a stand-in that rewrites the staged copy as Sphinx would (the
 real staging, lock, publication and messages run: :mod:`tools.staging`). The slow test makes the
 site of a real ``make build`` immutable.
@@ -20,7 +21,7 @@ from denied import immutable, modes_bind, run_python
 
 from tools import ROOT, SITE, workcopy
 from tools.faults import Stop
-from tools.staging import BUILD, MARK, STAGING, STATE, publish
+from tools.staging import BUILD, BUILDS, MARK, STAGING, STATE, last_good, publish
 
 MAKE_ERROR = re.compile(r"make(\[\d+\])?: \*\*\* ")
 
@@ -49,15 +50,20 @@ sys.exit(build.build(Path(sys.argv[1])))
 def book(tmp_path) -> Path:
     """A book folder whose ``_build/`` holds a last good build (and the lock file an earlier build left)."""
     built = tmp_path / BUILD
-    for name in STATE:
-        (built / name).mkdir(parents=True)
-        (built / name / "kept.txt").write_text("old")
-    (built / "html" / "_static").mkdir()
-    (built / "html" / "index.html").write_text("old site")
-    (built / "html" / "_static" / "theme.css").write_text("old")
-    (built / MARK).write_text("the last good build\n")
+    write_old_build(built / STAGING)
+    assert publish(built) is None
     (built / ".lock").write_text("")
     return tmp_path
+
+
+def write_old_build(folder: Path) -> None:
+    """The last good build's folders in ``folder``."""
+    for name in STATE:
+        (folder / name).mkdir(parents=True)
+        (folder / name / "kept.txt").write_text("old")
+    (folder / "html" / "_static").mkdir()
+    (folder / "html" / "index.html").write_text("old site")
+    (folder / "html" / "_static" / "theme.css").write_text("old")
 
 
 def run_build(book: Path, prefix: list[str] = ()) -> subprocess.CompletedProcess:
@@ -65,11 +71,13 @@ def run_build(book: Path, prefix: list[str] = ()) -> subprocess.CompletedProcess
 
 
 def assert_kept(book: Path) -> None:
-    """The last good build is in place, marked."""
+    """The last good build is published, and the next build starts from it."""
     built = book / BUILD
     assert (built / "html" / "index.html").read_text() == "old site"
     assert (built / "html" / "_static" / "theme.css").read_text() == "old"
-    assert (built / MARK).is_file(), "the last good build lost its mark: the next build starts from nothing"
+    folder = last_good(built)
+    assert folder is not None, "the last good build is lost: the next build starts from nothing"
+    assert (folder / ".doctrees" / "kept.txt").read_text() == "old"
 
 
 def stopped(done: subprocess.CompletedProcess) -> str:
@@ -82,10 +90,12 @@ def stopped(done: subprocess.CompletedProcess) -> str:
 
 
 def test_an_immutable_site_stops_the_build_at_once_naming_it(book):
-    with immutable(book / "_build" / "html"):
+    """``_build/html`` is a link (chattr cannot change a link): the command names the folder it links to."""
+    folder = shown((book / "_build" / "html").resolve(), book)
+    with immutable((book / "_build" / "html").resolve()):
         done = run_build(book)
-    assert stopped(done) == ("The build stopped: could not write _build/html (operation not permitted: is it "
-                             "immutable? lsattr -d _build/html; chattr -i _build/html).")
+    assert stopped(done) == (f"The build stopped: could not write _build/html (operation not permitted: is it "
+                             f"immutable? lsattr -d {folder}; chattr -i {folder}).")
     assert_kept(book)
     assert not (book / "_build" / "staging").exists(), "it built before finding the site it could not replace"
 
@@ -136,7 +146,7 @@ def test_read_only_folders_inside_the_site_do_not_stop_a_build(book):
     assert (book / "_build" / "html" / "_static" / "theme.css").read_text() == "new"
     assert (book / "_build" / "html" / "_static" / "added.js").read_text() == "new"
     assert not (book / "_build" / "staging").exists(), done.stderr
-    assert (book / "_build" / MARK).is_file()
+    assert len(list((book / "_build" / BUILDS).iterdir())) == 1, "the old build was not removed"
 
 
 def test_a_failed_builds_folder_that_cannot_be_read_is_removed_all_the_same(book):
@@ -155,20 +165,40 @@ def test_a_failed_builds_folder_that_cannot_be_read_is_removed_all_the_same(book
     assert (book / "_build" / "html" / "index.html").read_text() == "new site"
 
 
-def test_a_move_refused_while_publishing_is_undone(book):
-    """``.doctrees`` refuses to move after ``html`` has moved: ``html`` goes back, and the mark stays."""
+def test_a_move_refused_while_publishing_leaves_the_last_good_build_published(book):
+    """``staging`` refuses to move into ``builds/``: nothing changes, and the new build waits in ``staging``."""
     built = book / BUILD
     staging = built / STAGING
     for name in STATE:
         (staging / name).mkdir(parents=True)
     (staging / "html" / "index.html").write_text("new site")
-    with immutable(built / ".doctrees"), pytest.raises(Stop) as stop:
+    with immutable(staging), pytest.raises(Stop) as stop:
         publish(built)
-    assert str(stop.value) == (f"could not move {built / '.doctrees'} (operation not permitted: is it immutable? "
-                               f"lsattr -d {built / '.doctrees'}; chattr -i {built / '.doctrees'})")
+    assert str(stop.value) == (f"could not move {built / STAGING} (operation not permitted: is it immutable? "
+                               f"lsattr -d {built / STAGING}; chattr -i {built / STAGING})")
     assert_kept(book)
-    assert (staging / "html" / "index.html").read_text() == "new site"  # the new build waits in staging
+    assert (staging / "html" / "index.html").read_text() == "new site"
     assert sorted(p.name for p in staging.iterdir()) == sorted(STATE)
+    assert len(list((built / BUILDS).iterdir())) == 1
+
+
+def test_a_site_folder_that_refuses_to_be_replaced_by_the_link_is_undone(tmp_path):
+    """``_build/`` laid out before ``builds/``, its ``html`` immutable: the new build goes back to ``staging``."""
+    built = tmp_path / BUILD
+    write_old_build(built)
+    (built / MARK).write_text("the last good build\n")
+    write_old_build(built / STAGING)
+    (built / STAGING / "html" / "index.html").write_text("new site")
+    with immutable(built / "html"), pytest.raises(Stop) as stop:
+        publish(built)
+    assert str(stop.value).startswith(f"could not replace {built / 'html'} (operation not permitted"), stop.value
+    assert_kept(tmp_path)
+    assert (built / STAGING / "html" / "index.html").read_text() == "new site"
+    assert list((built / BUILDS).iterdir()) == []
+
+
+def shown(path: Path, book: Path) -> str:
+    return path.relative_to(book).as_posix()
 
 
 @pytest.mark.slow
@@ -178,14 +208,15 @@ def test_make_build_with_an_immutable_site_says_so_in_one_line(tmp_path):
     assert workcopy.build(book).ok
     (book / "book" / "a.md").write_text((book / "book" / "a.md").read_text().replace("6 * 7", "6 * 8"))
     before = (book / SITE / "book" / "a.html").read_bytes()
-    with immutable(book / SITE):
+    folder = (book / SITE).resolve().relative_to(book)  # the last good build's site, which _build/html links to
+    with immutable((book / SITE).resolve()):
         result = workcopy.build(book)
     assert not result.ok
     # make's own last word ("make: *** ...", or "make[1]: *** ..." when make test runs the tests
     # under make, which passes its level on to the build through MAKELEVEL) is not the build's.
     end = [line for line in result.log.strip().splitlines() if not MAKE_ERROR.match(line)][-2:]
     assert end == ["The build stopped: could not write _build/html (operation not permitted: is it immutable? "
-                        "lsattr -d _build/html; chattr -i _build/html).",
+                   f"lsattr -d {folder}; chattr -i {folder}).",
                         "_build/html is unchanged: it still holds the last good build."], result.log[-3000:]
     assert "Traceback" not in result.log and (book / SITE / "book" / "a.html").read_bytes() == before
     assert workcopy.build(book).ok and "answer: 48" in (book / SITE / "book" / "a.html").read_text()

@@ -14,7 +14,7 @@ import signal
 import pytest
 
 from tools import build
-from tools.staging import BUILD, MARK
+from tools.staging import BUILD, last_good
 
 #: The end of the output of the build that failed that way (shortened).
 LOST_RACE = """  File "zmq/backend/cython/_zmq.py", line 190, in zmq.backend.cython._zmq._check_rc
@@ -56,7 +56,7 @@ def test_a_build_whose_kernel_lost_a_port_race_runs_once_more_and_publishes(tmp_
     outcomes += [(1, LOST_RACE), (0, "build succeeded")]
     assert build.build(tmp_path) == 0
     assert len(made) == 2
-    assert (tmp_path / BUILD / MARK).is_file()
+    assert last_good(tmp_path / BUILD) is not None
     assert "Building once more." in capsys.readouterr().err
 
 
@@ -66,5 +66,5 @@ def test_a_build_fails_after_a_second_lost_race_or_at_once_for_another_cause(tmp
     outcomes += outcome
     assert build.build(tmp_path) == 1
     assert len(made) == len(outcome)
-    assert not (tmp_path / BUILD / MARK).exists()
+    assert last_good(tmp_path / BUILD) is None
     assert capsys.readouterr().err.count("Building once more.") == len(outcome) - 1

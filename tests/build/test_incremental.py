@@ -88,8 +88,8 @@ def test_fixed_cell_and_prose_only_edit_give_the_clean_site(books):
 
 def test_deleted_site_and_executed_notebooks_give_the_clean_site(books):
     reference, work = books
-    for name in ("html", "jupyter_execute"):
-        shutil.rmtree(work / "_build" / name)
+    for name in ("html", "jupyter_execute"):  # the published build's folders (these are links into it)
+        shutil.rmtree((work / "_build" / name).resolve())
     result = build(work)
     assert result.executed == set()
     assert same_site(reference, work) == []
@@ -136,7 +136,7 @@ def test_after_that_a_damaged_cache_and_lost_doctrees_heal_into_the_clean_site(b
     truncated, deleted = executed[:2]
     truncated.write_text(truncated.read_text()[:100])  # NotJSONError
     deleted.unlink()  # "Notebook file does not exist for cache record"
-    shutil.rmtree(work / "_build" / ".doctrees")  # every chapter is read again, so from the cache
+    shutil.rmtree((work / "_build" / ".doctrees").resolve())  # every chapter is read again, so from the cache
     result = build(work)
     assert result.log.count("dropped a damaged execution cache record") == 2, result.log[-3000:]
     assert result.executed == {"book/a.md", "book/b.md"}
