@@ -5,7 +5,9 @@ temporary books, from this process and from child processes: a second taker
 waits and names the holder's PID, the lock is free once its holder is killed
 (SIGKILL: nothing goes stale), a build started under the lock (through
 ``make``) finds it its own, and a lock file removed while a build waits
-(``make clean``, which takes no lock) is taken anew. The slow tests run
+(``make clean``, which takes no lock) is taken anew. A build killed while
+its child holds the lock: the child is named, not the build, and a child
+that is the build's Sphinx process (a stand-in) is stopped. The slow tests run
 real ``make build``\\ s in tiny books (:func:`tools.workcopy.tiny_book`): two
 started at once publish the site a clean build writes, and killing only
 ``make`` stops the build it started.
@@ -154,6 +156,73 @@ def test_the_children_of_a_build_hold_its_lock_after_it_is_killed(book):
     while taken(lock):
         assert time.monotonic() < deadline, "the lock stayed taken after every holder was killed"
         time.sleep(0.05)
+
+
+def killed_parent_of(book: Path, *command: str) -> int:
+    """Run ``command`` in ``book`` as a build's child holding its lock, then kill the build (SIGKILL); its PID."""
+    pidfile = book / "child.pid"
+    parent = holding(book, sys.executable, "-c", "import os, subprocess, sys, time; "
+                     f"child = subprocess.Popen({list(command)!r}, cwd={str(book)!r}, start_new_session=True, "
+                     f"pass_fds=[int(os.environ[{buildlock.ENV!r}])]); "
+                     f"open({str(pidfile)!r}, 'w').write(str(child.pid)); time.sleep(60)")
+    try:
+        deadline = time.monotonic() + 30
+        while not pidfile.is_file() or not pidfile.read_text().strip():
+            assert parent.poll() is None and time.monotonic() < deadline, "the child did not start"
+            time.sleep(0.05)
+    finally:
+        parent.kill()
+        parent.wait()
+        parent.stderr.close()
+    child = int(pidfile.read_text())
+    deadline = time.monotonic() + 30
+    while _parent(child) == parent.pid:  # until the kernel has given the orphan another parent
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    return child
+
+
+#: Stand-ins for a build's Sphinx process (``python -m tools.build --sphinx``, run in the book's folder).
+STAND_INS = {"ends": "import time\ntime.sleep(120)\n",
+             "ignores": "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(120)\n"}
+
+
+@pytest.mark.parametrize("sigterm", ["ends", "ignores"], ids=["ends on SIGTERM", "ignores SIGTERM"])
+def test_the_orphaned_sphinx_process_of_a_killed_build_is_named_and_stopped(book, sigterm):
+    """make's process group killed: the build's Sphinx child (its own session) holds the lock, its build gone."""
+    (book / "tools").mkdir()
+    (book / "tools" / "__init__.py").write_text("")
+    (book / "tools" / "build.py").write_text(STAND_INS[sigterm])
+    orphan = killed_parent_of(book, sys.executable, "-m", "tools.build", "--sphinx")
+    try:
+        assert taken(book / buildlock.LOCK)
+        waiter = Waiter(book)
+        waiter.join(buildlock.GRACE * 2 + 20)
+        assert waiter.descriptor is not None, f"the orphan was not stopped: {waiter.said}"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(orphan, signal.SIGKILL)
+    assert waiter.said == [f"A build of this book has ended, but its Sphinx process (PID {orphan}) still holds "
+                           "_build/.lock: stopping it.", "It has stopped: this build goes on."]
+    assert not _alive(orphan)
+    os.close(waiter.descriptor)
+
+
+def test_the_live_child_holding_a_killed_builds_lock_is_named_and_waited_for(book):
+    """Not a Sphinx process: it is named (not the killed build, whose PID the file holds) and left to end."""
+    child = killed_parent_of(book, "sleep", "60")
+    try:
+        waiter = Waiter(book)
+        waiter.join(2.0)
+        assert waiter.is_alive() and waiter.descriptor is None, "the second build went on while the child ran"
+        assert waiter.said == [f"Another build of this book (PID {child}) holds _build/.lock: waiting for it to "
+                               "end (Ctrl-C stops waiting)."]
+        assert _alive(child), "a process that is not a build's Sphinx process was stopped"
+    finally:
+        os.kill(child, signal.SIGKILL)
+    waiter.join(10)
+    assert waiter.descriptor is not None
+    os.close(waiter.descriptor)
 
 
 def _cmdline(pid: int) -> list[str]:
