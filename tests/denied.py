@@ -13,6 +13,9 @@ tests on a machine (or CI) that runs them as root. Two mechanisms do:
   (``CAP_DAC_OVERRIDE``, ``CAP_DAC_READ_SEARCH``, ``CAP_FOWNER``; the process
   still owns root's files, so it may ``chmod`` them back).
 
+A full disk is real too: :func:`small_disk` mounts a tmpfs of a few
+megabytes (root only), which :func:`resize` makes larger or smaller.
+
 Each checks first that it works here, and a test that needs it is skipped,
 with the reason, where it does not (never silently).
 """
@@ -68,6 +71,33 @@ def immutable(*paths: Path):
         yield
     finally:
         _chattr("-i", *paths)
+
+
+@contextlib.contextmanager
+def small_disk(path: Path, megabytes: float):
+    """A file system of ``megabytes`` (a tmpfs) mounted at ``path`` (made if missing) for the block.
+
+    Skips the test, with the reason, where it cannot be mounted (root is needed).
+    """
+    path.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={round(megabytes * 2**20)}", "tmpfs", str(path)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here (root is needed): {done.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "--lazy", str(path)], check=True)
+
+
+def resize(path: Path, size: int) -> None:
+    """Make the tmpfs mounted at ``path`` ``size`` bytes (rounded up to whole pages)."""
+    subprocess.run(["mount", "-o", f"remount,size={size}", str(path)], check=True, capture_output=True)
+
+
+def free_bytes(path: Path) -> int:
+    stats = os.statvfs(path)
+    return stats.f_bavail * stats.f_frsize
 
 
 def run_python(code: str, *args: str, prefix: list[str], cwd: Path) -> subprocess.CompletedProcess:

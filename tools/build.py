@@ -8,7 +8,9 @@ process that is.
 
 A failed or interrupted build leaves ``_build/html`` as it was (the last good
 site, or nothing) and says so in its last lines; the failed build stays in
-``staging/`` until the next build. A build that failed because a notebook's
+``staging/`` until the next build, unless the disk was full: then it is
+removed (it would keep the disk full), and one line says where the disk is
+full and how much a build needs (:func:`tools.faults.disk_full`). A build that failed because a notebook's
 kernel lost a race for its ports (:func:`lost_port_race`) is run once more,
 and says so. A folder the build cannot write (read-only, immutable, a full
 disk) stops it with one line naming that folder and the fix
@@ -42,8 +44,8 @@ import sys
 from pathlib import Path
 
 from tools import ROOT, buildlock, lifetime
-from tools.faults import Stop
-from tools.staging import BUILD, CACHE, SIGNALS, STAGING, prepare_staging, publish
+from tools.faults import Stop, disk_full, said_full
+from tools.staging import BUILD, CACHE, SIGNALS, STAGING, STATE, last_good, prepare_staging, publish, remove_tree, size
 
 ESCALATION = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)  # to the child, at each signal received
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -209,6 +211,21 @@ def site_status(build_dir: Path) -> str:
     return f"No site was published: {BUILD / 'html'} does not exist."
 
 
+def stop_on_a_full_disk(build_dir: Path) -> int:
+    """Remove the partial build (it keeps the disk full) and say in one line how much a build needs; the status."""
+    staging, last = build_dir / STAGING, last_good(build_dir)
+    last_size = sum(size(last / name) for name in STATE) if last is not None else 0
+    written = size(staging)
+    try:
+        remove_tree(staging)
+        removed = "the partial build was removed"
+    except Stop as stop:
+        removed = f"the partial build stays: {stop}"
+    line = disk_full(build_dir, last_size, written, removed)
+    say("", f"The build stopped: {line}.", site_status(build_dir))
+    return 1
+
+
 def build(root: Path = ROOT) -> int:
     """Build (one build of the book at a time), publish on success, and say what happened; the exit status."""
     build_dir = root / BUILD
@@ -241,12 +258,16 @@ def _build(root: Path, build_dir: Path, relay: Relay, watch: lifetime.ParentWatc
     except KeyboardInterrupt:
         status = None
     except Stop as stop:
+        if stop.full and relay.lock is not None:  # (the staging folder is this build's only under the lock)
+            return stop_on_a_full_disk(build_dir)
         say("", f"The build stopped: {stop}.", site_status(build_dir))
         return 1
     if relay.signal is not None or status is None:
         why = f"its parent process, PID {watch.lost}, ended" if watch.lost else relay.signal or "SIGINT"
         say("", f"The build was interrupted ({why}). {site_status(build_dir)}")
         return 130
+    if said_full(relay.tail.decode(errors="replace")):
+        return stop_on_a_full_disk(build_dir)
     say(site_status(build_dir), f"The failed build is in {BUILD / STAGING} until the next build.")
     return 1
 

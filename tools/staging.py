@@ -47,7 +47,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from tools.faults import Stop, fault, shown
+from tools.faults import Stop, fault, said_full, shown
 
 BUILD = Path("_build")
 #: What one Sphinx build leaves, besides the cache. A file the environment notes as a page's
@@ -118,6 +118,11 @@ def copy_writable(source: Path, target: Path) -> None:
         shutil.copytree(source, target, symlinks=True, copy_function=_writable_copy)
     except shutil.Error as error:  # the first file that could not be copied
         source_file, _, why = error.args[0][0]
+        if said_full(str(why)):
+            stop = Stop(f"could not copy {shown(Path(source_file))} into {shown(target.parent)} (no space left: "
+                        "free some on that disk)")
+            stop.full = True
+            raise stop from None
         raise Stop(f"could not copy {shown(Path(source_file))} into {shown(target.parent)} ({why})") from None
     except OSError as error:
         raise fault("copy", error, Path(error.filename or source), target.parent) from None
@@ -125,6 +130,16 @@ def copy_writable(source: Path, target: Path) -> None:
         mode = os.lstat(folder).st_mode
         if mode & stat.S_IRWXU != stat.S_IRWXU:
             os.chmod(folder, stat.S_IMODE(mode) | stat.S_IRWXU)
+
+
+def size(path: Path) -> int:
+    """The bytes the files and folders under ``path`` take on the disk (as ``du`` counts them), 0 if none."""
+    total = 0
+    for folder, folders, names in os.walk(path):
+        for name in (*folders, *names):
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(folder, name)).st_blocks * 512
+    return total
 
 
 def last_good(build: Path) -> Path | None:

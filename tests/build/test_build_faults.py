@@ -1,13 +1,14 @@
 """``tools.build`` when the file system refuses a write: one line naming the folder, and the last good build kept.
 
-Each fault is real (:mod:`denied`): an immutable folder (``chattr +i``), or
-a read-only one in a process that file modes bind (root with the
-capabilities that override them dropped). The build runs in a child process
+Each fault is real (:mod:`denied`): an immutable folder (``chattr +i``), a
+read-only one in a process that file modes bind (root with the
+capabilities that override them dropped), or a full disk (``_build`` on a
+tmpfs of a few megabytes). The build runs in a child process
 in a temporary book whose ``_build/`` holds a last good build (published by
 :func:`tools.staging.publish`, as a build leaves it); Sphinx is
 replaced by a stand-in that rewrites the staged copy as Sphinx would (the
-real staging, lock, publication and messages run: :mod:`tools.staging`). The slow test makes the
-site of a real ``make build`` immutable.
+real staging, lock, publication and messages run: :mod:`tools.staging`). The slow tests make the
+site of a real ``make build`` immutable, and its disk too small for the next.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from denied import immutable, modes_bind, run_python
+from denied import free_bytes, immutable, modes_bind, resize, run_python, small_disk
 
 from tools import ROOT, SITE, workcopy
-from tools.faults import Stop
-from tools.staging import BUILD, BUILDS, MARK, STAGING, STATE, last_good, publish
+from tools.faults import Stop, megabytes
+from tools.staging import BUILD, BUILDS, MARK, STAGING, STATE, last_good, publish, size
 
 MAKE_ERROR = re.compile(r"make(\[\d+\])?: \*\*\* ")
 
@@ -44,6 +45,30 @@ def sphinx(relay, command, cwd):  # what Sphinx does to the staged copy of the l
 build.Relay.run = sphinx
 sys.exit(build.build(Path(sys.argv[1])))
 """
+#: ``python -c``: build the book at argv[1] with a stand-in for Sphinx that writes pages until the disk is full.
+BUILD_FILLING_THE_DISK = """
+import sys
+from pathlib import Path
+from tools import build
+
+def sphinx(relay, command, cwd):  # Sphinx writing pages until the disk is full, and failing as it then does
+    pages = Path(cwd) / "_build" / "staging" / "html"
+    pages.mkdir(parents=True, exist_ok=True)
+    try:
+        for number in range(10**4):
+            (pages / f"page{number}.html").write_bytes(bytes(2**16))
+    except OSError as error:
+        relay.tail = f"The build failed: {type(error).__name__}: {error}".encode()
+        return 1
+    return 0
+
+build.Relay.run = sphinx
+sys.exit(build.build(Path(sys.argv[1])))
+"""
+#: The line a build stops with on a full disk: the file system, what is free there, and what a build needs.
+FULL = re.compile(r"The build stopped: the disk is full: the file system at (?P<where>\S+), which holds _build, has "
+                  r"(?P<free>[\d.]+ MB) free, and a build needs (?P<need>(about|more than) [\d.]+ MB) there "
+                  r"\((?P<why>[^)]*)\); the partial build was removed\. Free some space, then build again\.")
 
 
 @pytest.fixture
@@ -66,8 +91,8 @@ def write_old_build(folder: Path) -> None:
     (folder / "html" / "_static" / "theme.css").write_text("old")
 
 
-def run_build(book: Path, prefix: list[str] = ()) -> subprocess.CompletedProcess:
-    return run_python(BUILD_WITH_STAND_IN, str(book), prefix=list(prefix), cwd=book)
+def run_build(book: Path, prefix: list[str] = (), stand_in: str = BUILD_WITH_STAND_IN) -> subprocess.CompletedProcess:
+    return run_python(stand_in, str(book), prefix=list(prefix), cwd=book)
 
 
 def assert_kept(book: Path) -> None:
@@ -197,6 +222,52 @@ def test_a_site_folder_that_refuses_to_be_replaced_by_the_link_is_undone(tmp_pat
     assert list((built / BUILDS).iterdir()) == []
 
 
+@pytest.fixture
+def small_book(tmp_path) -> Path:
+    """A book whose ``_build/`` is a 2 MiB file system, holding a last good build of ``size`` 1.3 MiB."""
+    with small_disk(tmp_path / BUILD, 2):
+        write_old_build(tmp_path / BUILD / STAGING)
+        (tmp_path / BUILD / STAGING / "html" / "figure.png").write_bytes(bytes(1300 * 1024))
+        assert publish(tmp_path / BUILD) is None
+        yield tmp_path
+
+
+def full_disk_line(done: subprocess.CompletedProcess) -> re.Match:
+    """The line the build stopped with, which says the disk is full, and what it said."""
+    line = stopped(done)
+    said = FULL.fullmatch(line)
+    assert said is not None, done.stderr
+    assert done.stderr.rstrip().splitlines()[-2:] == [line, "_build/html is unchanged: it still holds the last good "
+                                                            "build."], done.stderr
+    return said
+
+
+def test_a_disk_too_full_to_stage_the_last_good_build_is_freed_and_said_in_one_line(small_book):
+    """The copy of the last good build fills the disk: the partial copy is removed, and the need is its size."""
+    built = small_book / BUILD
+    last = sum(size(last_good(built) / name) for name in STATE)
+    done = run_build(small_book)
+    said = full_disk_line(done)
+    assert said["where"] == str(built) and said["free"] == megabytes(free_bytes(built))
+    assert said["need"] == f"about {megabytes(last)}" and said["why"] == "the size of the last good build"
+    assert not (built / STAGING).exists(), "the partial build keeps the disk full"
+    assert_kept(small_book)
+    assert free_bytes(built) > 2**19
+
+
+def test_a_disk_that_fills_while_sphinx_writes_is_freed_and_said_in_one_line(small_book):
+    built = small_book / BUILD
+    (last_good(built) / "html" / "figure.png").unlink()  # a small last good build: Sphinx writes more
+    done = run_build(small_book, stand_in=BUILD_FILLING_THE_DISK)
+    said = full_disk_line(done)
+    assert said["where"] == str(built) and said["free"] == megabytes(free_bytes(built))
+    assert said["need"].startswith("more than ") and float(said["need"].split()[2]) > 1.5, said["need"]
+    assert said["why"] == "what it had written when the disk filled"
+    assert not (built / STAGING).exists(), "the partial build keeps the disk full"
+    assert_kept(small_book)
+    assert free_bytes(built) > 2**20
+
+
 def shown(path: Path, book: Path) -> str:
     return path.relative_to(book).as_posix()
 
@@ -220,3 +291,24 @@ def test_make_build_with_an_immutable_site_says_so_in_one_line(tmp_path):
                         "_build/html is unchanged: it still holds the last good build."], result.log[-3000:]
     assert "Traceback" not in result.log and (book / SITE / "book" / "a.html").read_bytes() == before
     assert workcopy.build(book).ok and "answer: 48" in (book / SITE / "book" / "a.html").read_text()
+
+
+@pytest.mark.slow
+def test_make_build_on_a_disk_too_full_for_the_next_build_frees_it_and_says_so(tmp_path):
+    cell = "```{code-cell} ipython3\nprint('answer:', 6 * 7)\n```\n"
+    book = workcopy.tiny_book(ROOT, tmp_path / "book", {"a": f"# A\n\n{cell}"})
+    with small_disk(book / BUILD, 256) as disk:
+        assert workcopy.build(book).ok
+        before = (book / SITE / "book" / "a.html").read_bytes()
+        resize(disk, size(disk) + 2**20)  # a megabyte free: less than a copy of the last good build
+        (book / "book" / "a.md").write_text((book / "book" / "a.md").read_text().replace("6 * 7", "6 * 8"))
+        free = free_bytes(disk)
+        result = workcopy.build(book)
+        assert not result.ok
+        end = [line for line in result.log.strip().splitlines() if not MAKE_ERROR.match(line)][-2:]
+        assert FULL.fullmatch(end[0]) and end[1] == "_build/html is unchanged: it still holds the last good build.", \
+            result.log[-3000:]
+        assert not (disk / STAGING).exists() and free_bytes(disk) >= free
+        assert "Traceback" not in result.log and (book / SITE / "book" / "a.html").read_bytes() == before
+        resize(disk, 256 * 2**20)
+        assert workcopy.build(book).ok and "answer: 48" in (book / SITE / "book" / "a.html").read_text()
