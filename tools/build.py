@@ -10,9 +10,9 @@ A failed or interrupted build leaves ``_build/html`` as it was (the last good
 site, or nothing) and says so in its last lines; the failed build stays in
 ``staging/`` until the next build, unless the disk was full: then it is
 removed (it would keep the disk full), and one line says where the disk is
-full and how much a build needs (:func:`tools.faults.disk_full`). A build that failed because a notebook's
-kernel lost a race for its ports (:func:`lost_port_race`) is run once more,
-and says so. A folder the build cannot write (read-only, immutable, a full
+full and how much a build needs (:func:`tools.faults.disk_full`). A build
+that failed because a notebook's kernel lost a race for its ports
+(:func:`lost_port_race`) is run once more, and says so. A folder the build cannot write (read-only, immutable, a full
 disk) stops it with one line naming that folder and the fix
 (:mod:`tools.faults`), before anything is built when it can be seen then;
 a publication the file system refuses is undone.

@@ -15,8 +15,8 @@ for a child's output): the build then removes its partial build, which would
 keep the disk full, and says in one line which file system is full, what
 is free there and how much a build needs (:func:`disk_full`)::
 
-    the disk is full: the file system at /srv, which holds _build, has 0.2 MB free, and a build needs
-    about 15.1 MB there (the size of the last good build); the partial build was removed. Free some space,
+    the disk is full: the file system at /srv, which holds _build, has 0.2 MiB free, and a build needs
+    about 15.1 MiB there (the size of the last good build); the partial build was removed. Free some space,
     then build again
 
 (one line, here broken into three).
@@ -91,7 +91,7 @@ def mount_point(path: Path) -> Path:
 
 
 def megabytes(size: int) -> str:
-    return f"{size / 2**20:.1f} MB"
+    return f"{size / 2**20:.1f} MiB"
 
 
 def disk_full(build: Path, last: int, written: int, removed: str = "the partial build was removed") -> str:

@@ -67,7 +67,7 @@ sys.exit(build.build(Path(sys.argv[1])))
 """
 #: The line a build stops with on a full disk: the file system, what is free there, and what a build needs.
 FULL = re.compile(r"The build stopped: the disk is full: the file system at (?P<where>\S+), which holds _build, has "
-                  r"(?P<free>[\d.]+ MB) free, and a build needs (?P<need>(about|more than) [\d.]+ MB) there "
+                  r"(?P<free>[\d.]+ MiB) free, and a build needs (?P<need>(about|more than) [\d.]+ MiB) there "
                   r"\((?P<why>[^)]*)\); the partial build was removed\. Free some space, then build again\.")
 
 
@@ -224,7 +224,7 @@ def test_a_site_folder_that_refuses_to_be_replaced_by_the_link_is_undone(tmp_pat
 
 @pytest.fixture
 def small_book(tmp_path) -> Path:
-    """A book whose ``_build/`` is a 2 MiB file system, holding a last good build of ``size`` 1.3 MiB."""
+    """A book whose ``_build/`` is a 2 MiB file system, holding a last good build of 1.3 MiB."""
     with small_disk(tmp_path / BUILD, 2):
         write_old_build(tmp_path / BUILD / STAGING)
         (tmp_path / BUILD / STAGING / "html" / "figure.png").write_bytes(bytes(1300 * 1024))
