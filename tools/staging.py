@@ -275,8 +275,8 @@ def publish(build: Path) -> str | None:
         home = _move_in(staging, builds)
         try:
             _link(build / "html", Path(BUILDS, home.name, "html"))
-        except OSError as error:
-            stop = fault("replace", error, build / "html", build)
+        except (OSError, Stop) as error:  # (a Stop: what a stopped publication left could not be removed)
+            stop = error if isinstance(error, Stop) else fault("replace", error, build / "html", build)
             with contextlib.suppress(OSError):
                 home.rename(staging)
             raise stop from None
