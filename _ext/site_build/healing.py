@@ -86,7 +86,7 @@ def database_damage(path: Path) -> str | None:
     missing = sorted(set(OrmBase.metadata.tables) - tables)
     if missing:
         return f"no table {', '.join(missing)} (an empty or foreign file)"
-    return None if found == ["ok"] else f"PRAGMA quick_check: {'; '.join(found)}"
+    return None if found == ["ok"] else f"PRAGMA quick_check: {'; '.join(found)}".replace("\n", " ")
 
 
 def lock_holders(db: Path) -> list[int]:

@@ -7,7 +7,8 @@ dropped) or raises :class:`healing.DamagedCache` with one line naming the
 file and the command that fixes it. Write denials are real (:mod:`denied`):
 a read-only or unreadable file in a process that file modes bind, an
 immutable file. The builds of tests/build/test_incremental.py damage the
-cache of a real book (records, and an emptied database).
+cache of a real book (records, and an emptied database), and a slow test
+here overwrites pages of a tiny book's database between two builds.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from jupyter_cache.base import CacheBundleIn
 from sqlalchemy.exc import DatabaseError
 
 from _ext.site_build import healing
+from tools import ROOT, SITE, workcopy
 
 #: ``python -c``: heal the cache at argv[1]; prints what happened, and the error's message on one line.
 HEAL = """
@@ -210,3 +212,19 @@ def test_a_missing_cache_is_left_for_jupyter_cache_to_make(tmp_path):
     healing.heal_execution_cache(app_with_cache(tmp_path / ".jupyter_cache"))
     assert not (tmp_path / ".jupyter_cache").exists()
     shutil.rmtree(tmp_path)  # nothing left open in it
+
+
+@pytest.mark.slow
+def test_make_build_heals_a_database_with_overwritten_pages(tmp_path):
+    """The audit's damage: 4 KiB of random bytes in the middle of global.db, a code cell changed, make build."""
+    cell = "```{code-cell} ipython3\nprint('answer:', 6 * 7)\n```\n"
+    book = workcopy.tiny_book(ROOT, tmp_path / "book", {"a": f"# A\n\n{cell}"})
+    assert workcopy.build(book).ok
+    overwrite_the_middle(book / "_build" / ".jupyter_cache")
+    (book / "book" / "a.md").write_text((book / "book" / "a.md").read_text().replace("6 * 7", "6 * 8"))
+    result = workcopy.build(book)
+    assert result.ok and "Traceback" not in result.log and "DatabaseError" not in result.log, result.log[-3000:]
+    healed = [line for line in result.log.splitlines() if "PRAGMA quick_check" in line]
+    assert len(healed) == 1 and "removing it" in healed[0], result.log[-3000:]  # said on one line
+    assert result.executed == {"book/a.md"}
+    assert "answer: 48" in (book / SITE / "book" / "a.html").read_text()
