@@ -63,7 +63,10 @@ and on a desktop. The script builds each explorer as a *stage*::
       <div class="ae-side"> <div class="ae-controls">the sliders</div> other panels </div>
     </div>
 
-with ``stage({main: [...], side: [controls, ...panels]})``, and calls
+with ``stage({main: [...], side: [controls, ...panels]})`` (a panel that no
+slider moves, such as the cost explorer's times, goes after the stage, in
+``<div class="ae-after">``, where the pinned picture has let go and cannot
+cover it: ``buildPanels()`` returns it as ``after``), and calls
 ``keepPinned(stageElement)``; both are also ``window.AttentionExplorerLayout``
 for an explorer written in another script. The stylesheet
 (``attention_explorer.css``) makes ``.ae-main`` sticky, just below the

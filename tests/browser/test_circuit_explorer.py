@@ -20,7 +20,7 @@ from tools.chromium import open_page, show_explorer
 SELECTOR = "[data-attention-explorer].ae-kind-induction"
 API = f"document.querySelector('{SELECTOR}').attentionExplorer"
 PAGE = "book/heads-together.html"
-DRAWN = f"document.querySelector('{SELECTOR} .ae-circuit-predicted').textContent !== ''"
+DRAWN = f"!!document.querySelector('{SELECTOR} .ae-circuit-predicted span')"
 
 
 def gaps(n_rows, margin):
@@ -165,3 +165,55 @@ def test_redraws_a_64_token_sequence(circuit):
     circuit.set_viewport_size({"width": 1440, "height": 900})
     circuit.locator(SELECTOR).scroll_into_view_if_needed()
     circuit.screenshot(path="/tmp/circuit-explorer-desktop.png")
+
+
+def letters_of(page, selector):
+    return page.evaluate(f"[...document.querySelectorAll('{SELECTOR} {selector} span')].map((s) => s.textContent)")
+
+
+def test_axes_name_every_row_and_column_and_the_predictions_line_up(circuit):
+    p = circuit.evaluate(f"{API}.params")
+    rows = [circuit_data.tokens.START, *p["text"]]
+    for axis in (".ae-axis-top", ".ae-axis-left"):  # both layers' maps, each axis
+        assert letters_of(circuit, axis) == rows * 2
+    # Each predicted letter stands under the letter of its row (same x), and the two lines scroll together.
+    got = circuit.evaluate(f"""(() => {{
+        const xs = (s) => [...document.querySelectorAll('{SELECTOR} ' + s + ' span')]
+            .map((e) => Math.round(e.getBoundingClientRect().left * 10) / 10);
+        return [xs('.ae-circuit-rows'), xs('.ae-circuit-predicted')]; }})()""")
+    assert len(got[0]) == len(rows) and got[0] == got[1]
+    assert letters_of(circuit, ".ae-circuit-rows") == rows
+
+
+def test_a_long_sequence_drops_the_axis_letters_and_the_readout_names_a_cell(circuit):
+    text = "abcdefghijklmnopqrstuvwxyz" * 2
+    circuit.evaluate(f"{API}.setParams({{text: '{text}'}})")
+    assert letters_of(circuit, ".ae-axis-top") == []  # 53 cells of a few px: no room for letters
+    canvas = circuit.locator(f"{SELECTOR} canvas").nth(1)
+    box = canvas.bounding_box()
+    n_rows = len(text) + 1
+    i, j = 30, 5  # row 30 (d) -> key 5 (e), cell centres
+    canvas.hover(position={"x": (j + 0.5) * box["width"] / n_rows, "y": (i + 0.5) * box["height"] / n_rows})
+    readout = circuit.locator(f"{SELECTOR} .ae-circuit-readout").text_content()
+    run = circuit_data.circuit_run(text, induction.MARGIN)
+    rows = circuit_data.tokens.START + text
+    assert readout == f"Layer 2: row {i} ({rows[i]}) → key {j} ({rows[j]}): {run.weights[1][i, j]:.2f}"
+
+
+def test_a_knocked_out_layer_and_refused_text_are_shown_as_such(circuit):
+    first = circuit.locator(f"{SELECTOR} .ae-circuit-layer").nth(0)
+    assert "knocked out" not in first.text_content()
+    circuit.evaluate(f"{API}.setParams({{knocked: true}})")
+    assert "ae-discarded" in first.get_attribute("class") and "knocked out" in first.text_content()
+    assert float(first.locator("canvas").evaluate("(c) => getComputedStyle(c).opacity")) < 0.5
+    circuit.evaluate(f"{API}.setParams({{knocked: false}})")
+    assert "ae-discarded" not in first.get_attribute("class")
+    field = circuit.locator(f"{SELECTOR} input[id$='-text']")
+    before = circuit.evaluate(f"{API}.params")["text"]
+    field.fill("ab7")
+    main = circuit.locator(f"{SELECTOR} .ae-main")
+    assert "ae-stale" in main.get_attribute("class")
+    assert f'last valid sequence, "{before}"' in circuit.locator(f"{SELECTOR} .ae-stale-note").text_content()
+    field.fill("abab")
+    assert "ae-stale" not in main.get_attribute("class")
+    assert circuit.locator(f"{SELECTOR} .ae-stale-note").is_hidden()

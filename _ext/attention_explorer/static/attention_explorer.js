@@ -401,7 +401,9 @@
   /**
    * What both explorers share: the state and its sliders, the coalesced redraws, the canvases'
    * sizes and colours, the layout (stage()). A subclass gives sliders() (the specs below), buildPanels()
-   * (-> {main: [figures], more: [figures]}: the main picture, and panels that go below the controls), compute(),
+   * (-> {main: [figures], more: [figures], after: [figures]}: the main picture, panels that go below or beside
+   * the controls, and panels that no slider moves, which go after the stage, where the pinned picture has
+   * let go and cannot cover them), compute(),
    * draw() and series().
    */
   class Explorer {
@@ -454,7 +456,7 @@
 
     build() {
       const id = this.root.id;
-      const { main, more = [] } = this.buildPanels();
+      const { main, more = [], after = [] } = this.buildPanels();
       this.inputs = {};
       this.outputs = {};
       const rows = this.specs.map((spec) => {
@@ -467,12 +469,13 @@
         return el("div", { class: "ae-control" }, [el("label", { for: input.id }, [spec.label]), input, output]);
       });
       const controls = el("div", { class: "ae-controls" }, [...rows, ...this.extraControls()]);
-      this.panels = stage({ main, side: [controls, ...more] });
+      const staged = stage({ main, side: [controls, ...more] });
+      this.panels = after.length ? el("div", { class: "ae-body" }, [staged, el("div", { class: "ae-after" }, after)]) : staged;
       const fallback = this.root.querySelector(".attention-explorer-fallback");
       if (fallback) fallback.remove();
       this.root.append(this.panels);
       this.root.classList.add("ae-live");
-      keepPinned(this.panels);
+      keepPinned(staged);
     }
 
     extraControls() { return []; }
@@ -804,16 +807,50 @@
       this.knocked = false;
       this.canvases = ["first", "second"].map((which) => this.matrixCanvas(
         `Heat map of the ${which} layer's attention: row i, from top to bottom, is the query of the i-th letter ` +
-        "(the start marker first), column j the key; brighter is more weight."));
+        "(the start marker first), column j the key; brighter is more weight. Point at a cell to read it."));
       this.holders = [{}, {}];
-      this.rowsOutput = el("output", { class: "ae-circuit-rows" });
-      this.predictedOutput = el("output", { class: "ae-circuit-predicted", "aria-live": "polite" });
-      const pair = el("div", { class: "ae-circuit-pair" }, this.canvases.map((canvas, k) => el("div", {}, [
-        el("div", { class: "ae-circuit-title" }, [k ? "layer 2: induction" : "layer 1: previous token"]), canvas])));
+      this.axes = this.canvases.map(() => ({ top: el("div", { class: "ae-axis-top", "aria-hidden": "true" }),
+        left: el("div", { class: "ae-axis-left", "aria-hidden": "true" }) }));
+      this.titles = ["layer 1: previous token", "layer 2: induction"].map((t) => el("span", {}, [t]));
+      this.layerPanels = this.canvases.map((canvas, k) => el("div", { class: "ae-circuit-layer" }, [
+        el("div", { class: "ae-circuit-title" }, [this.titles[k]]),
+        el("div", { class: "ae-heat" }, [
+          el("div", { class: "ae-axis-name ae-axis-name-top", "aria-hidden": "true" }, ["key (column) →"]),
+          el("div", { class: "ae-axis-name ae-axis-name-left", "aria-hidden": "true" }, ["query (row) →"]),
+          this.axes[k].top, this.axes[k].left, canvas])]));
+      this.readout = el("output", { class: "ae-circuit-readout", "aria-live": "polite" },
+        ["Point at (or tap) a cell to read its weight."]);
+      this.canvases.forEach((canvas, k) => {
+        const read = (event) => this.readCell(k, event);
+        canvas.addEventListener("pointermove", read);
+        canvas.addEventListener("pointerdown", read);
+      });
+      this.sequenceGrid = el("div", { class: "ae-circuit-sequence" });
+      const scale = el("div", { class: "ae-scale", "aria-hidden": "true" }, [el("span", {}, ["weight 0"]),
+        el("span", { class: "ae-scale-bar", style: `background: linear-gradient(to right, ${VIRIDIS_STOPS.join(", ")})` }),
+        el("span", {}, ["1"])]);
+      this.staleNote = el("p", { class: "ae-stale-note", hidden: "" });
+      this.spoken = el("output", { class: "ae-visually-hidden", "aria-live": "polite" });
       return {
-        main: [el("figure", { class: "ae-panel ae-panel-circuit" }, [pair,
-          el("figcaption", {}, ["Rows: ", this.rowsOutput, el("br"), "Predicted next: ", this.predictedOutput])])],
+        main: [el("figure", { class: "ae-panel ae-panel-circuit" }, [
+          el("div", { class: "ae-circuit-pair" }, this.layerPanels), scale, this.readout,
+          el("figcaption", {}, [this.sequenceGrid, this.staleNote, this.spoken])])],
       };
+    }
+
+    /** "layer 1: row 7 (b) → key 6 (a): 0.99" for the cell under the pointer of layer k's heat map. */
+    readCell(k, event) {
+      if (!this.result) return;
+      const { N, weights } = this.result;
+      const box = this.canvases[k].getBoundingClientRect();
+      const i = Math.floor(((event.clientY - box.top) / box.height) * N);
+      const j = Math.floor(((event.clientX - box.left) / box.width) * N);
+      if (i < 0 || j < 0 || i >= N || j >= N) return;
+      const rows = this.data.start + this.result.text;
+      const w = weights[k][i * N + j];
+      const note = k === 0 && this.knocked ? " (knocked out: not used)" : "";
+      this.readout.textContent = `Layer ${k + 1}: row ${i} (${rows[i]}) → key ${j} (${rows[j]}): ` +
+        `${w < 0.005 && w > 0 ? "< 0.01" : w.toFixed(2)}${note}`;
     }
 
     extraControls() {
@@ -838,9 +875,17 @@
       const text = this.textInput.value.toLowerCase();
       const problem = this.textProblem(text);
       this.textError.textContent = problem || "";
+      this.markStale(problem);
       if (problem) return;
       this.text = text;
       this.schedule();
+    }
+
+    /** Dims the picture while the field holds text it cannot show, and says what it shows instead. */
+    markStale(problem) {
+      this.panels.querySelector(".ae-main").classList.toggle("ae-stale", Boolean(problem));
+      this.staleNote.hidden = !problem;
+      this.staleNote.textContent = problem ? `Dimmed: the picture still shows the last valid sequence, "${this.text}".` : "";
     }
 
     textProblem(text) {
@@ -861,6 +906,7 @@
       this.knocked = knocked;
       this.textInput.value = text;
       this.textError.textContent = "";
+      this.markStale(null);
       this.knockInput.checked = knocked;
       return super.setParams(rest);
     }
@@ -874,9 +920,26 @@
     draw() {
       const { weights, N, predicted, text } = this.result;
       weights.forEach((A, k) => drawHeat(this.canvases[k], this.holders[k], N, (i, j) => A[i * N + j], 1));
+      const rows = [...(this.data.start + text)];
+      this.axes.forEach(({ top, left }, k) => {
+        // Letters on the axes while a cell is wide enough to hold one legibly; else the readout names it.
+        const fits = this.canvases[k].clientWidth / N >= 9;
+        for (const axis of [top, left]) {
+          axis.replaceChildren(...(fits ? rows.map((c) => el("span", {}, [c])) : []));
+          axis.style.setProperty("--ae-cells", String(N));
+        }
+      });
+      const discarded = this.knocked;
+      this.layerPanels[0].classList.toggle("ae-discarded", discarded);
+      this.titles[0].textContent = discarded ? "layer 1: knocked out (output discarded)" : "layer 1: previous token";
       const letters = this.data.letters;
-      this.rowsOutput.textContent = this.data.start + text;
-      this.predictedOutput.textContent = Array.from(predicted, (v) => letters[v]).join("");
+      const cells = (label, chars) => [el("span", { class: "ae-seq-label" }, [label]),
+        el("output", { class: `ae-seq-letters ae-circuit-${label === "Rows" ? "rows" : "predicted"}` },
+          chars.map((c) => el("span", {}, [c])))];
+      const next = Array.from(predicted, (v) => letters[v]);
+      this.sequenceGrid.replaceChildren(...cells("Rows", rows), ...cells("Next", next));
+      const said = `Predicted next letters: ${next.join(" ")}.`;
+      if (this.spoken.textContent !== said) this.spoken.textContent = said;
     }
 
     series({ weights = true } = {}) {

@@ -138,8 +138,14 @@
 
   // ---------------------------------------------------------------- drawing the times
 
+  /**
+   * A time with its unit, for the eye: a browser's clock ticks in steps of about 0.1 ms (Chromium
+   * coarsens performance.now() to 100 µs on a page that is not cross-origin isolated), so a shorter
+   * time reads "< 0.1 ms", never "0.0 ms".
+   */
   function formatMs(ms) {
-    return ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(1) : ms.toPrecision(2);
+    if (ms < 0.1) return "< 0.1 ms";
+    return `${ms >= 100 ? ms.toFixed(0) : ms.toFixed(1)} ms`;
   }
 
   /** Log-log axes of milliseconds against N, and the measured points of both heads. */
@@ -203,7 +209,7 @@
         main: [el("figure", { class: "ae-panel ae-panel-signal" }, [this.canvasSignal,
           legend([["noisy", "noisy input"], ["output", "exact head"], ["features", "D random features"]]),
           el("figcaption", {}, [this.gapOutput])])],
-        more: [el("figure", { class: "ae-panel ae-panel-times" }, [this.canvasTimes,
+        after: [el("figure", { class: "ae-panel ae-panel-times" }, [this.canvasTimes,
           legend([["output", "exact head"], ["features", "D random features"]]),
           el("figcaption", {}, ["Milliseconds against N, on logarithmic scales. ", this.timesNote])])],
       };
@@ -245,8 +251,8 @@
         lines: [{ ys: exact, color: colors.output, width: 2.4 }, { ys: this.clipped(approx.output, 3), color: colors.features, width: 1.6 }],
       });
       this.gapOutput.textContent = `RMS distance between the two heads: ${gap.toPrecision(2)}`;
-      this.nowOutput.textContent = `This device, N = ${n}: exact head ${formatMs(exactMs)} ms, ` +
-        `D = ${this.state.count} random features ${formatMs(featureMs)} ms.`;
+      this.nowOutput.textContent = `This device, N = ${n}: exact head ${formatMs(exactMs)}, ` +
+        `D = ${this.state.count} random features ${formatMs(featureMs)}.`;
       const ns = this.lastTimes ? this.lastTimes.ns : this.data.timing_ns;
       const times = this.lastTimes || { exactMs: [], featureMs: [] };
       drawTimes(this.canvasTimes, colors, ns, [
@@ -295,8 +301,8 @@
         }
         const last = ns.length - 1;
         this.timesNote.textContent = `Measured in this browser, on this device, just now: at N = ${ns[last]}, ` +
-          `the exact head took ${formatMs(times.exactMs[last])} ms, D = ${count} random features ` +
-          `${formatMs(times.featureMs[last])} ms.`;
+          `the exact head took ${formatMs(times.exactMs[last])}, D = ${count} random features ` +
+          `${formatMs(times.featureMs[last])}.`;
         this.timeButton.disabled = false;
         this.timingRun = null;
         return times;
