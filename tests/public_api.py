@@ -11,7 +11,8 @@ positive reals; ``real``, ``positive``, ``nonnegative``, ``temperature``
 scalars; ``count``, ``counts`` integers; ``bytes`` an integer without an upper bound; ``rng``; ``flag``; ``string``;
 ``axis``; ``mask``; ``mapping``; ``options`` (keyword arguments for
 matplotlib); ``sequence``; ``axes`` (matplotlib);
-``region``; ``symbol`` (sympy or real); ``instance`` (of a package class).
+``region``; ``symbol`` (sympy or real); ``instance`` (of a package class); ``tokens`` (token ids); ``indices``
+(layers of a circuit, possibly none); ``steps`` (step numbers >= 0, possibly none, e.g. checkpoints).
 """
 
 from __future__ import annotations

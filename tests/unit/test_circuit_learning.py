@@ -153,6 +153,26 @@ D = 3 * 2 + 3
 GOOD = [(np.ones((D, 2)), np.ones((D, 2)), np.ones((D, 2)), np.ones((2, D)))]
 
 
+@pytest.mark.parametrize(("step", "message"), [(5e-324, "step must be at least 1.49e-08"),
+                                               (1e-12, "step must be at least 1.49e-08"),
+                                               (1.01, "step must be at most 1 "), (1e308, "step must be at most 1 ")])
+def test_a_step_the_central_difference_cannot_resolve_is_refused_by_name(step, message):
+    """5e-324 and 1e308 gave a gradient of zeros (its largest entry is 0.025 at a step of 1e-6).
+
+    The entries of ``GOOD`` are ones, so the bounds are sqrt(2**-52) = 1.49e-8 and 1.
+    """
+    with pytest.raises(ValueError, match=message):
+        cl.numerical_circuit_gradient(GOOD, [[0, 1]], 2, step=step)
+
+
+def test_the_steps_at_the_bounds_are_accepted_and_the_bounds_scale_with_the_entries():
+    low = np.sqrt(2.0**-52)
+    for step in (low, 1.0):
+        cl.numerical_circuit_gradient(GOOD, [[0, 1]], 2, step=step)
+    with pytest.raises(ValueError, match=r"step must be at least 1\.49e-07"):
+        cl.numerical_circuit_gradient([tuple(10 * w for w in GOOD[0])], [[0, 1]], 2, step=2 * low)
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -162,6 +182,8 @@ GOOD = [(np.ones((D, 2)), np.ones((D, 2)), np.ones((D, 2)), np.ones((2, D)))]
         (lambda: cl.circuit_loss_and_grad([], [[0, 1]], 2), "weights must hold at least one layer"),
         (lambda: cl.circuit_loss_and_grad([GOOD[0][:3]], [[0, 1]], 2), "weights must hold layers of four"),
         (lambda: cl.circuit_loss_and_grad([tuple(1e200 * w for w in GOOD[0])], [[0, 1]], 2), "weights: the circuit"),
+        (lambda: cl.circuit_backprop(GOOD, 1e308 * tokens.residual_stream([[0, 1]], 2), [[1, 0]]),
+         "weights or X: the circuit"),
         (lambda: cl.numerical_circuit_gradient(GOOD, [[0, 1]], 2, step=0.0), "step must be positive"),
         (lambda: cl.circuit_forward(GOOD, [[0, 1]], 2, knocked_out=[1]), "knocked_out must be at most 0"),
         (lambda: training.fit_circuit(np.zeros((2, 3)), 2), "batches must be a non-empty 3-D"),
