@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from selfattention import circuit_learning as cl
-from selfattention import induction, tokens, training
+from selfattention import induction, memory, tokens, training
+from tools.measure import peak_bytes
 
 
 def loss_by_loops(weights, sequences, vocabulary):
@@ -196,3 +197,38 @@ def test_the_steps_at_the_bounds_are_accepted_and_the_bounds_scale_with_the_entr
 def test_bad_input_names_the_argument(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_a_circuit_too_deep_for_the_memory_limit_is_refused_before_it_allocates():
+    """``layers=10**6`` ran 90 s to a peak of 6.3 GiB, over the 4 GiB limit, then blamed init_scale or learning_rate.
+
+    The same at a limit of 32 MiB: 5,000 layers would peak near 55 MB (about 11 KiB a layer).
+    """
+    batches = tokens.random_sequences(4, 4, 3, rng=1).reshape(2, 2, 4)
+    caught = []
+
+    def refuse():
+        with pytest.raises(ValueError) as error:
+            training.fit_circuit(batches, 3, layers=5000, d_head=2, rng=1)
+        caught.append(str(error.value))
+
+    with memory.limit(2**25):
+        peak = peak_bytes(refuse)
+    assert caught[0].startswith("batches, layers and d_head: 5000 layers"), caught[0]
+    assert peak < 2**22, f"allocated {peak} bytes before refusing"  # 5,000 layers: some 55 MB
+
+
+@pytest.mark.parametrize(("vocabulary", "count", "n", "layers", "d_head"),
+                         [(3, 2, 4, 500, 2), (3, 2, 4, 500, 8), (10, 4, 30, 50, 4)])
+def test_the_memory_budget_of_training_a_circuit_bounds_its_measured_peak(vocabulary, count, n, layers, d_head):
+    """Refused at a limit of its own measured peak (the budget is above it), run at three times it (not far above)."""
+    batches = tokens.random_sequences(2 * count, n, vocabulary, rng=1).reshape(2, count, n)
+
+    def fit():
+        training.fit_circuit(batches, vocabulary, layers=layers, d_head=d_head, rng=1)
+
+    peak = peak_bytes(fit)
+    with memory.limit(peak), pytest.raises(ValueError, match=r"^batches, layers and d_head: "):
+        fit()
+    with memory.limit(3 * peak):
+        fit()

@@ -210,6 +210,8 @@ def _short(value) -> str:
 HUGE_COUNT_IS_VALID = {
     "memory.set_limit-nbytes": "a memory limit: it allocates nothing",
     "memory.limit-nbytes": "a memory limit: it allocates nothing",
+    "work.set_work_limit-pairs": "a work limit: it computes nothing",
+    "work.work_limit-pairs": "a work limit: it computes nothing",
     "bias_variance.ErrorParts-draws": "how many draws made results already computed",
     "leave_one_out.loo_choices-seeds": "a seed",
     "noise_and_samples.plot_samples-sample_counts": "numbers to plot",
