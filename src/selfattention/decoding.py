@@ -95,12 +95,6 @@ def decode_cached(X, W_Q, W_K, W_V, temperature):
     cost : Cost
         ``i (d_k + d_v)`` multiply-adds and ``i`` exponentials at step
         ``i``; the memory is the cache, ``n (d_k + d_v)`` numbers.
-
-    Raises
-    ------
-    ValueError
-        Naming ``X``, if the steps' ``n (n + 1) / 2`` pairs pass the work
-        limit (:mod:`~selfattention.work`).
     """
     X, W_Q, W_K, W_V, tau = _checked(X, W_Q, W_K, W_V, temperature)
     n, d_k, d_v = X.shape[0], W_K.shape[1], W_V.shape[1]

@@ -50,13 +50,6 @@ def window_head(signal, positions, temperature, half_width):
     output : ndarray, shape (n,)
     keys : ndarray of int, shape (n,)
         ``m_i``, the keys in query ``i``'s window.
-
-    Raises
-    ------
-    ValueError
-        Naming ``positions and half_width``, if the ``n`` queries' windows of
-        up to ``max m_i`` keys would score more pairs than the work limit
-        (:mod:`~selfattention.work`).
     """
     s, p, tau, U = _window_inputs(signal, positions, temperature, half_width)
     first = np.searchsorted(p, p - U, side="left")  # (n,)
