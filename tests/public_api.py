@@ -11,7 +11,8 @@ positive reals; ``real``, ``positive``, ``nonnegative``, ``temperature``
 scalars; ``count``, ``counts`` integers; ``bytes`` an integer without an upper bound; ``rng``; ``flag``; ``string``;
 ``axis``; ``mask``; ``mapping``; ``options`` (keyword arguments for
 matplotlib); ``sequence``; ``axes`` (matplotlib);
-``region``; ``symbol`` (sympy or real); ``instance`` (of a package class).
+``region``; ``symbol`` (sympy or real); ``instance`` (of a package class); ``tokens`` (token ids); ``indices``
+(layers of a circuit, possibly none); ``steps`` (step numbers >= 0, possibly none, e.g. checkpoints).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from functools import cache
 import numpy as np
 
 import selfattention
-from selfattention import core, defaults, head, kernel, memory, metrics, multihead, signals, symbolic
+from selfattention import core, defaults, head, kernel, memory, metrics, multihead, signals, symbolic, work
 from selfattention.figures import (
     _style,
     bias_variance,
@@ -58,6 +59,7 @@ from selfattention.studies import worked_example as we
 #: Public names that take no user data, or whose arguments are another library's.
 NO_USER_DATA = {
     "selfattention.memory.get_limit": "no arguments",
+    "selfattention.work.get_work_limit": "no arguments",
     "selfattention.studies.worked_example.example_tokens": "no arguments",
     "selfattention.figures.diagrams.draw_overview": "no arguments",
     "selfattention.interactive.widget.SliderValueError": "an exception class",
@@ -174,6 +176,10 @@ def _calls():
         Call("memory.limit", memory.limit, {"nbytes": 2**20}, {"nbytes": c}),
         Call("memory.require", memory.require, {"nbytes": 10, "name": "n", "what": "ten bytes"},
              {"nbytes": "bytes", "name": "string", "what": "string"}),
+        Call("work.set_work_limit", work.set_work_limit, {"pairs": work.DEFAULT_LIMIT}, {"pairs": c}),
+        Call("work.work_limit", work.work_limit, {"pairs": 2**20}, {"pairs": c}),
+        Call("work.require_work", work.require_work, {"pairs": 10, "name": "n", "what": "ten pairs"},
+             {"pairs": "bytes", "name": "string", "what": "string"}),
         Call("memory.require_matrix", memory.require_matrix, {"n_rows": 3, "n_cols": 4, "name": "n", "count": 2,
              "bytes_per_entry": 8}, {"n_rows": c, "n_cols": c, "count": c, "bytes_per_entry": c}),
         Call("symbolic.exact_matrix", symbolic.exact_matrix, {"matrix": [[1.0, np.sqrt(2)]]}, {"matrix": a}),

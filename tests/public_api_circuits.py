@@ -101,7 +101,7 @@ def _learning_calls() -> list:
         Call("training.fit_circuit", training.fit_circuit, {"batches": BATCHES, "vocabulary": VOC, "layers": 2,
              "d_head": 2, "learning_rate": 0.02, "init_scale": 0.1, "checkpoints": [0, 1], "rng": 1},
              {"batches": t, "vocabulary": c, "layers": c, "d_head": c, "learning_rate": "positive",
-              "init_scale": "positive", "rng": "rng"}),
+              "init_scale": "positive", "checkpoints": "steps", "rng": "rng"}),
     ]
 
 

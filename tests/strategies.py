@@ -144,6 +144,33 @@ bad_regions = st.sampled_from(("middle", "", 3, None, ["whole"]))
 bad_symbols = st.sampled_from(("p", "1", None, float("nan"), float("inf"), True, [1], 1j))
 
 
+#: Values no list of step numbers (integers >= 0, possibly empty, e.g. the checkpoints of a training) accepts.
+bad_steps = st.sampled_from(("0", [2.5], [True], None, [[0]], [-1], [10**5000], 3, np.ma.masked_array([0])))
+
+#: Kinds whose valid value is a sequence (of objects, counts, layer indices, step numbers or token ids).
+SEQUENCE_KINDS = ("sequence", "counts", "indices", "steps", "tokens")
+#: Kinds whose valid value is an array of real numbers.
+ARRAY_KINDS = ("array", "scores", "temperatures")
+
+
+def wrong_shapes(kind: str, valid) -> list:
+    """Values of the wrong shape for an argument of ``kind`` (currently ``valid``), each to be refused by name.
+
+    Where a sequence is expected: a 0-d array (a number that numpy calls an array, which has no length)
+    and a ragged list (rows of two lengths, which numpy will not make an array of). Where an array is
+    expected: the valid array with one more axis in front, and its first entry as a 0-d array when the
+    valid array has axes. Other kinds: none.
+    """
+    if kind in SEQUENCE_KINDS:
+        extra = [np.asarray(valid)[None]] if kind == "tokens" else []  # token ids of one rank more
+        return [np.array(5.0), np.array(1), [[0], [0, 1]], *extra]
+    if kind not in ARRAY_KINDS or isinstance(valid, dict):
+        return []
+    arr = np.asarray(valid, dtype=float)
+    zero_d = [np.array(arr.flat[0])] if arr.ndim and arr.size else []
+    return [arr[None], *zero_d, [[0.5], [0.5, 0.25]]]
+
+
 def bad_masks(shape):
     """Masks of ``shape`` that attention must refuse: numbers, masked arrays, wrong shapes."""
     ones = np.ones(shape, bool)

@@ -12,6 +12,8 @@ organised by concept:
 * :mod:`~selfattention.metrics`: errors and summaries of attention matrices;
 * :mod:`~selfattention.defaults`: the settings every page and demo shares;
 * :mod:`~selfattention.memory`: the limit on the memory of one n x n computation;
+* :mod:`~selfattention.work`: the limit on the pairs of tokens one computation
+  scores, for work that grows as n**2 in little memory;
 * :mod:`~selfattention.bilateral`: the engineered head whose scores compare values
   as well as positions (the bilateral filter);
 * :mod:`~selfattention.positional`: positional encodings as kernels: sinusoidal

@@ -29,6 +29,8 @@ TINY = float(np.finfo(float).tiny)
 #: length of a numpy array, 2**63 - 1 on 64-bit machines. Python's integers
 #: have no bound; beyond this one, no computation could use them.
 MAX_COUNT = int(np.iinfo(np.intp).max)
+#: The spacing of doubles near 1, 2**-52: a double's relative rounding is at most half of it.
+EPS = float(np.finfo(float).eps)
 
 
 class InputTypeError(TypeError, ValueError):
@@ -144,6 +146,43 @@ def as_temperature(x, name: str) -> float:
     return value
 
 
+def as_difference_step(x, name: str, entries) -> float:
+    r"""A central difference's step :math:`\Delta`, for entries :math:`\theta` up to :math:`s = \max(1, \max|\theta|)`.
+
+    Refused unless :math:`\sqrt{\varepsilon}\, s \le \Delta \le s`, with
+    :math:`\varepsilon = 2^{-52}` the spacing of doubles near 1. A double
+    carries 53 bits: the shifted entries :math:`\theta \pm \Delta` are
+    rounded to :math:`\varepsilon s / 2` and the two losses to
+    :math:`\varepsilon |L| / 2`, so the difference quotient errs by about
+    :math:`\varepsilon s / \Delta` of a gradient on the loss's own scale,
+    :math:`|L| / s`. Below :math:`\sqrt{\varepsilon}\, s` (about
+    :math:`1.5 \times 10^{-8} s`) rounding takes more than half of its 16
+    digits, and at the smallest steps the shifted entries round back to
+    the entries: a gradient of zeros. Above :math:`s` the difference spans
+    more than the entries themselves and measures no derivative at them (at
+    the largest steps the losses saturate, again to zeros).
+
+    Parameters
+    ----------
+    x : float
+        The step.
+    name : str
+        The argument's name, used in error messages.
+    entries : sequence of ndarray
+        The arrays whose entries are shifted.
+    """
+    step = as_positive_scalar(x, name)
+    scale = max([1.0, *(float(np.max(np.abs(e))) for e in entries if np.size(e))])
+    low = math.sqrt(EPS) * scale
+    if step < low:
+        raise ValueError(f"{name} must be at least {low:.3g} (sqrt(2**-52) times the largest entry, or 1): "
+                         f"below it rounding takes more than half of the difference's 16 digits, got {shown(x)}")
+    if step > scale:
+        raise ValueError(f"{name} must be at most {scale:.3g} (the largest entry, or 1): a larger step spans "
+                         f"more than the entries and measures no derivative, got {shown(x)}")
+    return step
+
+
 def as_temperatures(x, name: str) -> np.ndarray:
     """Return ``x`` as a non-empty 1-D float array of temperatures, all ``>=`` :data:`TINY`."""
     taus = as_array(x, name, ndim=1)
@@ -174,12 +213,21 @@ def as_count(x, name: str, *, minimum: int = 1, maximum: int | None = MAX_COUNT)
 
 def as_counts(x, name: str, *, minimum: int = 1) -> list[int]:
     """A non-empty 1-D sequence of integers, each ``>= minimum``, as a list of ints."""
-    if isinstance(x, np.ma.MaskedArray | str | bytes) or not isinstance(x, list | tuple | range | np.ndarray):
+    if isinstance(x, np.ma.MaskedArray | str | bytes) or not isinstance(x, list | tuple | range | np.ndarray) \
+            or _ndim(x) == 0:  # a 0-d array is a number, of no length
         raise InputTypeError(f"{name} must be a sequence of integers, got {x!r}")
     values = list(x.tolist() if isinstance(x, np.ndarray) else x)
-    if not values or np.ndim(x) != 1:
+    if not values or _ndim(x) != 1:
         raise ValueError(f"{name} must be a non-empty 1-D sequence of integers, got {x!r}")
     return [as_count(v, name, minimum=minimum) for v in values]
+
+
+def _ndim(x) -> int | None:
+    """``np.ndim(x)``, or None for a ragged nesting (rows of different lengths, of which numpy makes no array)."""
+    try:
+        return np.ndim(x)
+    except ValueError:
+        return None
 
 
 def as_flag(x, name: str) -> bool:
@@ -312,6 +360,8 @@ def as_sequence(x, name: str):
     """A sequence (list, tuple, range or array), not a string, bytes or mapping; returned as it is."""
     if isinstance(x, str | bytes | Mapping | np.ma.MaskedArray) or not isinstance(x, Sequence | np.ndarray):
         raise InputTypeError(f"{name} must be a sequence, got {type(x).__name__}")
+    if isinstance(x, np.ndarray) and x.ndim == 0:  # a number, of no length
+        raise InputTypeError(f"{name} must be a sequence, got a 0-d array {x!r}")
     return x
 
 

@@ -25,8 +25,8 @@ import numpy as np
 from . import memory
 from ._validation import (
     as_array,
+    as_difference_step,
     as_instances,
-    as_positive_scalar,
     as_sequence,
     as_token_ids,
     finite_result,
@@ -90,8 +90,9 @@ def circuit_loss_and_grad(weights, sequences, vocabulary):
     layers = as_circuit(weights, vocabulary)
     ids = as_token_ids(sequences, "sequences", Stream(vocabulary).vocabulary,
                        ndim=(2,))
-    with naming("sequences", "X", "targets"):
-        return circuit_backprop(layers, residual_stream(ids, vocabulary), ids)
+    with naming("sequences", "tokens"):
+        X = residual_stream(ids, vocabulary)
+    return _backprop(layers, X, ids, "sequences", "weights")  # the stream's entries are 0, 1 and positions
 
 
 def circuit_backprop(weights, X, targets):
@@ -113,7 +114,12 @@ def circuit_backprop(weights, X, targets):
     grads : list of tuples of ndarray, shaped as ``weights``
     """
     layers, X, targets = _checked_batch(weights, X, targets)
-    memory.require_matrix(X.shape[1], X.shape[1], "X", count=X.shape[0] * len(layers),
+    return _backprop(layers, X, targets, "X", "weights or X")
+
+
+def _backprop(layers, X, targets, size: str, values: str):
+    """:func:`circuit_backprop` on checked arguments; errors name ``size`` (memory) and ``values`` (overflow)."""
+    memory.require_matrix(X.shape[1], X.shape[1], size, count=X.shape[0] * len(layers),
                           bytes_per_entry=BYTES_PER_ENTRY)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         streams, caches = _forward(layers, X)
@@ -125,7 +131,7 @@ def circuit_backprop(weights, X, targets):
             layer_grads, dX = _layer_backward(d_stream, layer, cache)
             grads.append(layer_grads)
             d_stream = d_stream + dX  # straight down, and through the head
-    message = "weights: the circuit's loss or its gradient overflows the double range"
+    message = f"{values}: the circuit's loss or its gradient overflows the double range"
     finite_result(np.array([loss]), message)
     return loss, [tuple(finite_result(g, message) for g in layer) for layer in grads[::-1]]
 
@@ -210,14 +216,20 @@ def numerical_circuit_gradient(weights, sequences, vocabulary, *, step=1e-6):
     weights, sequences, vocabulary
         As in :func:`circuit_loss_and_grad`.
     step : float
-        :math:`\Delta > 0`.
+        :math:`\Delta`, from :math:`\sqrt{\varepsilon}\, s` to :math:`s`, with
+        :math:`s` the largest entry's magnitude (or 1) and
+        :math:`\varepsilon = 2^{-52}`: below, the rounding of the losses
+        and of the shifted entries takes most of the difference's digits
+        (at the smallest steps, all of them: a gradient of zeros); above,
+        the difference spans more than the entries and measures no
+        derivative at them.
 
     Returns
     -------
     list of tuples of ndarray, shaped as ``weights``
     """
-    eps = as_positive_scalar(step, "step")
     layers = [list(layer) for layer in as_circuit(weights, vocabulary)]
+    eps = as_difference_step(step, "step", [w for layer in layers for w in layer])
     grads = [[np.zeros_like(w) for w in layer] for layer in layers]
     for k, layer in enumerate(layers):
         for m, W in enumerate(layer):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import memory
+from . import memory, work
 from ._validation import as_array, as_positive_scalar, finite_result, naming
 from .core import attention, causal_mask
 from .cost import Cost, exact_cost
@@ -51,10 +51,18 @@ def decode_recomputed(X, W_Q, W_K, W_V, temperature):
     cost : Cost
         The attention's arithmetic over the steps, and its largest
         matrix of weights (the last step's ``n x n``).
+
+    Raises
+    ------
+    ValueError
+        Naming ``X``, if the steps' :math:`\sum_i i^2` pairs pass the work
+        limit (:mod:`~selfattention.work`), or the last step's matrix the
+        memory limit.
     """
     X, W_Q, W_K, W_V, tau = _checked(X, W_Q, W_K, W_V, temperature)
     n, d_k, d_v = X.shape[0], W_K.shape[1], W_V.shape[1]
     memory.require_matrix(n, n, "X")
+    work.require_work(n * (n + 1) * (2 * n + 1) // 6, "X", f"decoding {n} tokens, recomputing every step")
     outputs, cost = np.empty((n, d_v)), Cost(0, 0, 0)
     with naming("X", "Q", "K", "V"):
         for i in range(1, n + 1):
@@ -90,6 +98,7 @@ def decode_cached(X, W_Q, W_K, W_V, temperature):
     """
     X, W_Q, W_K, W_V, tau = _checked(X, W_Q, W_K, W_V, temperature)
     n, d_k, d_v = X.shape[0], W_K.shape[1], W_V.shape[1]
+    work.require_work(n * (n + 1) // 2, "X", f"decoding {n} tokens with a cache")
     keys, values = np.empty((n, d_k)), np.empty((n, d_v))  # the cache
     outputs, cost = np.empty((n, d_v)), Cost(0, 0, 8 * n * (d_k + d_v))
     with naming("X", "Q", "K", "V"):

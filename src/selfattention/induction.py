@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import memory
 from ._validation import (
     TINY,
     as_array,
@@ -33,6 +34,7 @@ from ._validation import (
     as_instances,
     as_positive_scalar,
     as_sequence,
+    as_token_ids,
 )
 from .core import causal_mask
 from .head import gaussian_head_weights
@@ -212,7 +214,9 @@ def run_circuit(tokens, layers, *, knocked_out=()) -> CircuitRun:
     layers = as_instances(layers, "layers", Layer)
     vocabulary = _vocabulary_of(layers)
     off = _layer_indices(knocked_out, len(layers))
-    X = residual_stream(tokens, vocabulary)  # (N, d_model)
+    ids = as_token_ids(tokens, "tokens", vocabulary)  # (n,): one sequence
+    _require_run(ids.size + 1, len(layers), layers[0].head.d_model)
+    X = residual_stream(ids, vocabulary)  # (N, d_model)
     streams, weights = [X], []
     for k, layer in enumerate(layers):
         added, A = layer(X)  # (N, d_model), (N, N)
@@ -221,6 +225,13 @@ def run_circuit(tokens, layers, *, knocked_out=()) -> CircuitRun:
         weights.append(A)
     scores = X[:, Stream(vocabulary).prediction]  # (N, d_vocab)
     return CircuitRun(np.stack(streams), np.stack(weights), scores)
+
+
+def _require_run(N: int, count: int, d_model: int) -> None:
+    """Refuse, naming ``tokens``, a run whose streams and weights (kept, then stacked) pass the memory limit."""
+    kept = 2 * 8 * N * ((count + 1) * d_model + count * N)  # the streams and the (N, N) weights, twice
+    memory.require(kept + memory.BYTES_PER_ENTRY * N * N, "tokens",  # and one attention at its peak
+                   f"a run of {count} layers on {N} rows (n = {N - 1} tokens)")
 
 
 def _vocabulary_of(layers) -> int:

@@ -21,7 +21,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import memory
-from ._validation import as_array, as_flag, as_positive_scalar, as_projections, as_token_batch, finite_result, naming
+from ._validation import (
+    as_array,
+    as_difference_step,
+    as_flag,
+    as_projections,
+    as_token_batch,
+    finite_result,
+    naming,
+)
 from .core import attention
 
 #: Bytes per entry of the (n_signals, n, n) arrays :func:`backprop` holds at its peak: the weights, the derivative
@@ -190,14 +198,18 @@ def numerical_gradient(W_Q, W_K, X, y, targets=None, *, step=1e-6):
     W_Q, W_K, X, y, targets
         As in :func:`attention_loss_and_grad`.
     step : float
-        The shift :math:`\Delta > 0`.
+        The shift :math:`\Delta`, from :math:`\sqrt{\varepsilon}\, s` to
+        :math:`s`, with :math:`s` the largest entry's magnitude (or 1) and
+        :math:`\varepsilon = 2^{-52}`: below, rounding takes most of the
+        difference's digits (at the smallest steps, all of them: zeros);
+        above, the difference measures no derivative at the entries.
 
     Returns
     -------
     dW_Q, dW_K : ndarray, shape (d, d_k)
     """
-    eps = as_positive_scalar(step, "step")
     W = [as_array(W_Q, "W_Q", ndim=2), as_array(W_K, "W_K", ndim=2)]
+    eps = as_difference_step(step, "step", W)
     grads = [np.zeros_like(w) for w in W]
     for k, w in enumerate(W):
         for index in np.ndindex(w.shape):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import memory
+from . import memory, work
 from ._validation import (
     InputTypeError,
     as_array,
@@ -215,13 +215,13 @@ def fit_circuit(batches, vocabulary, *, layers=2, d_head=None, learning_rate=0.0
     -------
     CircuitFit
     """
-    from .circuit_learning import circuit_backprop
+    from .circuit_learning import _backprop
     from .tokens import Stream, residual_stream
 
     stream = Stream(vocabulary)
     ids = as_token_ids(batches, "batches", stream.vocabulary, ndim=(3,))
     shape = _circuit_shapes(stream.d_model, as_count(layers, "layers"),
-                            stream.vocabulary if d_head is None else as_count(d_head, "d_head"))
+                            stream.vocabulary if d_head is None else as_count(d_head, "d_head"), ids.shape)
     W = _random_circuit(shape, layers, init_scale, rng)
     update = _optimizer("adam", as_positive_scalar(learning_rate, "learning_rate"))
     wanted, kept, losses = _steps_to_keep(checkpoints), {}, np.empty(len(ids))
@@ -231,7 +231,7 @@ def fit_circuit(batches, vocabulary, *, layers=2, d_head=None, learning_rate=0.0
         if t == len(ids):
             return CircuitFit([tuple(layer) for layer in W], losses, kept)
         with naming("init_scale or learning_rate", "weights"):
-            losses[t], grads = circuit_backprop(W, residual_stream(ids[t], vocabulary), ids[t])
+            losses[t], grads = _backprop(W, residual_stream(ids[t], vocabulary), ids[t], "batches", "weights")
         W = _updated(W, grads, lambda key, g, t=t: update(t, key, g), t)
 
 
@@ -253,8 +253,24 @@ def _updated(W, grads, step, t: int) -> list[list[np.ndarray]]:
     return W
 
 
-def _circuit_shapes(d_model: int, layers: int, d_head: int) -> list[tuple[int, int]]:
-    """The shapes of one layer's (W_Q, W_K, W_V, W_O), after checking the memory Adam needs."""
-    memory.require(8 * 5 * layers * 4 * d_model * d_head, "d_head and layers",
-                   f"{layers} layers of heads of width {d_head} on a stream of width {d_model}")
+def _circuit_shapes(d_model: int, layers: int, d_head: int, batches: tuple) -> list[tuple[int, int]]:
+    """The shapes of one layer's (W_Q, W_K, W_V, W_O), after checking the memory and the work of the training.
+
+    Per layer, at the peak: the projections six times over (themselves, their gradients, Adam's two
+    moments, the update and its temporaries), what the backward pass keeps of the batch (its streams,
+    queries, keys, values and outputs, and 48 bytes an entry of its ``(count, N, N)`` weights, as
+    :func:`~selfattention.circuit_learning.circuit_backprop` budgets), and 8 KiB for Python's objects
+    (some 40 small arrays). Measured in all: 8.6 to 12 KiB a layer at 12 x 2 projections and a batch
+    of 2 x 5 rows, against 17 KiB budgeted; ``tests/unit/test_circuit_learning.py`` checks the budget
+    against the measured peak. The work: every step scores ``count N**2`` pairs a layer.
+    """
+    from .circuit_learning import BYTES_PER_ENTRY
+
+    steps, count, N = batches[0], batches[1], batches[2] + 1
+    params = 8 * 4 * d_model * d_head  # one layer's four projections
+    kept = 8 * count * N * (2 * d_model + 4 * d_head) + BYTES_PER_ENTRY * count * N * N
+    memory.require(layers * (6 * params + kept + 2**13), "batches, layers and d_head",
+                   f"{layers} layers of heads of width {d_head} on {count} streams of {N} rows of width {d_model}")
+    work.require_work(steps * layers * count * N * N, "batches and layers",
+                      f"{steps} steps of {layers} layers on {count} sequences of {N} rows")
     return [(d_model, d_head), (d_model, d_head), (d_model, d_head), (d_head, d_model)]

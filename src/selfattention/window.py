@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import memory
+from . import memory, work
 from ._validation import (
     as_nonnegative_scalar,
     as_series,
@@ -55,6 +55,8 @@ def window_head(signal, positions, temperature, half_width):
     first = np.searchsorted(p, p - U, side="left")  # (n,)
     keys = np.searchsorted(p, p + U, side="right") - first  # (n,): m_i
     width = int(keys.max())
+    work.require_work(p.size * width, "positions and half_width",
+                      f"a window head on {p.size} tokens with windows of up to {width} keys")
     scale = power_of_two(float(np.max(np.abs(s))))
     output = np.empty(p.size)
     for rows in _blocks(p.size, width):

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from selfattention import defaults, induction, tokens
+from selfattention import defaults, induction, memory, tokens
 from selfattention.interactive import circuit_data
 from selfattention.studies import induction as study
 
@@ -39,3 +39,8 @@ def test_the_run_is_the_hand_built_circuits():
 def test_bad_settings_are_refused_by_name(kwargs, name):
     with pytest.raises((ValueError, TypeError), match=name):
         circuit_data.circuit_explorer_data(**kwargs)
+
+
+def test_a_text_too_long_for_the_memory_limit_is_refused_naming_text():
+    with memory.limit(2**20), pytest.raises(ValueError, match=r"^text: tokens: a run of 2 layers on 2001 rows"):
+        circuit_data.circuit_run("ab" * 1000)

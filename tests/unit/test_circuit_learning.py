@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from selfattention import circuit_learning as cl
-from selfattention import induction, tokens, training
+from selfattention import induction, memory, tokens, training
+from tools.measure import peak_bytes
 
 
 def loss_by_loops(weights, sequences, vocabulary):
@@ -153,6 +154,26 @@ D = 3 * 2 + 3
 GOOD = [(np.ones((D, 2)), np.ones((D, 2)), np.ones((D, 2)), np.ones((2, D)))]
 
 
+@pytest.mark.parametrize(("step", "message"), [(5e-324, "step must be at least 1.49e-08"),
+                                               (1e-12, "step must be at least 1.49e-08"),
+                                               (1.01, "step must be at most 1 "), (1e308, "step must be at most 1 ")])
+def test_a_step_the_central_difference_cannot_resolve_is_refused_by_name(step, message):
+    """5e-324 and 1e308 gave a gradient of zeros (its largest entry is 0.025 at a step of 1e-6).
+
+    The entries of ``GOOD`` are ones, so the bounds are sqrt(2**-52) = 1.49e-8 and 1.
+    """
+    with pytest.raises(ValueError, match=message):
+        cl.numerical_circuit_gradient(GOOD, [[0, 1]], 2, step=step)
+
+
+def test_the_steps_at_the_bounds_are_accepted_and_the_bounds_scale_with_the_entries():
+    low = np.sqrt(2.0**-52)
+    for step in (low, 1.0):
+        cl.numerical_circuit_gradient(GOOD, [[0, 1]], 2, step=step)
+    with pytest.raises(ValueError, match=r"step must be at least 1\.49e-07"):
+        cl.numerical_circuit_gradient([tuple(10 * w for w in GOOD[0])], [[0, 1]], 2, step=2 * low)
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -162,6 +183,8 @@ GOOD = [(np.ones((D, 2)), np.ones((D, 2)), np.ones((D, 2)), np.ones((2, D)))]
         (lambda: cl.circuit_loss_and_grad([], [[0, 1]], 2), "weights must hold at least one layer"),
         (lambda: cl.circuit_loss_and_grad([GOOD[0][:3]], [[0, 1]], 2), "weights must hold layers of four"),
         (lambda: cl.circuit_loss_and_grad([tuple(1e200 * w for w in GOOD[0])], [[0, 1]], 2), "weights: the circuit"),
+        (lambda: cl.circuit_backprop(GOOD, 1e308 * tokens.residual_stream([[0, 1]], 2), [[1, 0]]),
+         "weights or X: the circuit"),
         (lambda: cl.numerical_circuit_gradient(GOOD, [[0, 1]], 2, step=0.0), "step must be positive"),
         (lambda: cl.circuit_forward(GOOD, [[0, 1]], 2, knocked_out=[1]), "knocked_out must be at most 0"),
         (lambda: training.fit_circuit(np.zeros((2, 3)), 2), "batches must be a non-empty 3-D"),
@@ -174,3 +197,38 @@ GOOD = [(np.ones((D, 2)), np.ones((D, 2)), np.ones((D, 2)), np.ones((2, D)))]
 def test_bad_input_names_the_argument(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_a_circuit_too_deep_for_the_memory_limit_is_refused_before_it_allocates():
+    """``layers=10**6`` ran 90 s to a peak of 6.3 GiB, over the 4 GiB limit, then blamed init_scale or learning_rate.
+
+    The same at a limit of 32 MiB: 5,000 layers would peak near 55 MB (about 11 KiB a layer).
+    """
+    batches = tokens.random_sequences(4, 4, 3, rng=1).reshape(2, 2, 4)
+    caught = []
+
+    def refuse():
+        with pytest.raises(ValueError) as error:
+            training.fit_circuit(batches, 3, layers=5000, d_head=2, rng=1)
+        caught.append(str(error.value))
+
+    with memory.limit(2**25):
+        peak = peak_bytes(refuse)
+    assert caught[0].startswith("batches, layers and d_head: 5000 layers"), caught[0]
+    assert peak < 2**22, f"allocated {peak} bytes before refusing"  # 5,000 layers: some 55 MB
+
+
+@pytest.mark.parametrize(("vocabulary", "count", "n", "layers", "d_head"),
+                         [(3, 2, 4, 500, 2), (3, 2, 4, 500, 8), (10, 4, 30, 50, 4)])
+def test_the_memory_budget_of_training_a_circuit_bounds_its_measured_peak(vocabulary, count, n, layers, d_head):
+    """Refused at a limit of its own measured peak (the budget is above it), run at three times it (not far above)."""
+    batches = tokens.random_sequences(2 * count, n, vocabulary, rng=1).reshape(2, count, n)
+
+    def fit():
+        training.fit_circuit(batches, vocabulary, layers=layers, d_head=d_head, rng=1)
+
+    peak = peak_bytes(fit)
+    with memory.limit(peak), pytest.raises(ValueError, match=r"^batches, layers and d_head: "):
+        fit()
+    with memory.limit(3 * peak):
+        fit()

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tolerances import EPS, assert_close, rounding, softmax_rtol, square_scores_error
 
-from selfattention import circuit_learning, induction, tokens
+from selfattention import circuit_learning, induction, memory, tokens
 from selfattention.head import gaussian_head_weights
 from selfattention.induction import Layer, hand_built_circuit, run_circuit
 from selfattention.multihead import Head
@@ -141,6 +141,7 @@ LAYER = induction.induction_layer(V)
         (lambda: run_circuit([0, 1], [LAYER], knocked_out=[1]), "knocked_out must be at most 0"),
         (lambda: run_circuit([0, 1], [LAYER], knocked_out=3), "knocked_out must be a sequence"),
         (lambda: run_circuit([0, 5], [LAYER]), r"tokens must lie in \[0, 5\)"),
+        (lambda: run_circuit([[0, 1, 0, 1]], [LAYER]), r"tokens must be a non-empty 1-D .* got shape \(1, 4\)"),
         (lambda: run_circuit([0, 1], []), "layers must be a non-empty"),
         (lambda: run_circuit([0, 1], [LAYER, induction.induction_layer(4)]), "layers must all read one stream"),
         (lambda: Layer(LAYER.head, np.ones((3, 18))), r"W_O must have shape \(5, 18\)"),
@@ -158,6 +159,12 @@ LAYER = induction.induction_layer(V)
 def test_bad_input_names_the_argument(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_too_many_tokens_are_refused_by_name_before_the_run():
+    """The streams, the kept weights and one attention: refused naming ``tokens`` (it named ``X: Q and K``)."""
+    with memory.limit(2**20), pytest.raises(ValueError, match=r"^tokens: a run of 2 layers on 2001 rows"):
+        run_circuit(np.zeros(2000, int), hand_built_circuit(V, 9))
 
 
 def test_the_previous_token_score_counts_rows_from_the_first_token():

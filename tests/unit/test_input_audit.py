@@ -40,11 +40,13 @@ from strategies import (
     bad_rngs,
     bad_scalars,
     bad_sequences,
+    bad_steps,
     bad_strings,
     bad_symbols,
     bad_tokens,
     extreme_corners,
     extreme_values,
+    wrong_shapes,
 )
 
 from selfattention import memory
@@ -69,7 +71,7 @@ def bad_values(kind: str, valid):
     return {"count": bad_counts, "bytes": bad_byte_counts, "rng": bad_rngs, "flag": bad_flags,
             "string": bad_strings, "axis": bad_axes, "mapping": bad_mappings, "sequence": bad_sequences,
             "axes": bad_axes_objects, "region": bad_regions, "symbol": bad_symbols, "tokens": bad_tokens,
-            "indices": bad_indices,
+            "indices": bad_indices, "steps": bad_steps,
             "instance": st.sampled_from((None, {}, 3, "parts")),
             "options": st.sampled_from((3, "upper right", ["loc"]))}[kind]
 
@@ -102,6 +104,40 @@ def test_the_valid_call_of_the_audit_is_accepted(call):
 def test_bad_input_is_refused_naming_the_argument(call, argument, data):
     bad = data.draw(bad_values(call.kinds[argument], call.kwargs.get(argument)), label=argument)
     assume(not (bad is None and optional(call, argument)))
+    with pytest.raises((ValueError, TypeError)) as caught:
+        call.func(**{**call.kwargs, argument: bad})
+    assert names(str(caught.value), argument), f"{call.name}({argument}={bad!r}): {caught.value}"
+
+
+#: Arguments that accept a value of :func:`strategies.wrong_shapes` (its index), with the reason.
+WRONG_SHAPE_IS_VALID = {
+    "core.softmax-x-0": "any number of axes: the softmax runs along one",
+    "kernel.leave_one_out_scores-signal-0": "(n,) or (k, n): k signals at the same positions",
+    "kernel.pick_temperature-scores-0": "(m,) or (k, m): k rows of scores",
+    "learning.token_features-signal-0": "(n,) or (n_signals, n)",
+    "metrics.mean_attended_distance-weights-0": "(n, n) or (k, n, n)",
+    "induction.previous_token_score-weights-0": "(N, N) or (count, N, N)",
+    **{f"power_laws.PowerLaw.__call__-{key}": "numbers or arrays, which broadcast"
+       for key in ("n-0", "n-1", "sigma-0")},
+}
+SHAPED = [(call, name, k, bad) for call, name in ARGUMENTS
+          for k, bad in enumerate(wrong_shapes(call.kinds[name], call.kwargs.get(name)))
+          if f"{call.name}-{name}-{k}" not in WRONG_SHAPE_IS_VALID]
+
+
+def test_every_wrong_shape_said_to_be_valid_is_one_the_audit_makes():
+    made = {f"{c.name}-{a}-{k}" for c, a in ARGUMENTS for k, _ in enumerate(wrong_shapes(c.kinds[a], c.kwargs.get(a)))}
+    assert set(WRONG_SHAPE_IS_VALID) <= made
+
+
+@pytest.mark.parametrize(("call", "argument", "k", "bad"), SHAPED, ids=[f"{c.name}-{a}-{k}" for c, a, k, _ in SHAPED])
+def test_a_value_of_the_wrong_shape_is_refused_naming_the_argument(call, argument, k, bad):
+    """A 0-d array or a ragged list where a sequence is expected, an array of the wrong rank: refused by name.
+
+    Deterministic, every shape for every argument (hypothesis's dozen draws from a kind's bad values
+    need not reach them): these are the values whose errors came from numpy or Python itself
+    ("len() of unsized object", "inhomogeneous shape") or named an internal array.
+    """
     with pytest.raises((ValueError, TypeError)) as caught:
         call.func(**{**call.kwargs, argument: bad})
     assert names(str(caught.value), argument), f"{call.name}({argument}={bad!r}): {caught.value}"
@@ -174,6 +210,8 @@ def _short(value) -> str:
 HUGE_COUNT_IS_VALID = {
     "memory.set_limit-nbytes": "a memory limit: it allocates nothing",
     "memory.limit-nbytes": "a memory limit: it allocates nothing",
+    "work.set_work_limit-pairs": "a work limit: it computes nothing",
+    "work.work_limit-pairs": "a work limit: it computes nothing",
     "bias_variance.ErrorParts-draws": "how many draws made results already computed",
     "leave_one_out.loo_choices-seeds": "a seed",
     "noise_and_samples.plot_samples-sample_counts": "numbers to plot",

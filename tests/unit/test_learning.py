@@ -175,6 +175,8 @@ GOOD = dict(W_Q=np.ones((3, 2)), W_K=np.ones((3, 2)), X=np.ones((4, 3)), y=np.on
         (lambda: learning.token_features([0.0, 1.0], [1.0, 2.0, 3.0]), "signal must have shape"),
         (lambda: learning.token_features([0.0, 1.0], signal_square=True), "signal_square needs a signal"),
         (lambda: learning.numerical_gradient(**GOOD, step=0), "step must be positive"),
+        (lambda: learning.numerical_gradient(**GOOD, step=5e-324), "step must be at least 1.49e-08"),
+        (lambda: learning.numerical_gradient(**GOOD, step=1e308), "step must be at most 1 "),
         (lambda: learning.learned_head(**{**GOOD, "y": np.ones((1, 4))}), "y must be 1-dimensional"),
     ],
 )

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 
 from .. import defaults, induction, tokens
-from .._validation import InputTypeError, as_flag, as_positive_scalar
+from .._validation import InputTypeError, as_flag, as_positive_scalar, naming
 
 #: The most tokens a reader may type (the explorer redraws 64 in one frame).
 MAX_TOKENS = 64
@@ -108,7 +108,8 @@ def circuit_run(text, margin=induction.MARGIN, *, knocked_out=False) -> inductio
     ids = tokens.from_text(text, VOCABULARY)  # (n,)
     layers = induction.hand_built_circuit(VOCABULARY, ids.size + 1, margin)
     off = [0] if as_flag(knocked_out, "knocked_out") else []
-    return induction.run_circuit(ids, layers, knocked_out=off)
+    with naming("text", "tokens"):  # too many letters: the run's memory
+        return induction.run_circuit(ids, layers, knocked_out=off)
 
 
 def circuit_labels(text) -> list[str]:

@@ -103,6 +103,7 @@ def learn(positions, noisy, *, sees_value=False, centred=True, **kwargs) -> FitR
         Passed to :func:`~selfattention.training.fit_head`.
     """
     sees_value, centred = as_flag(sees_value, "sees_value"), as_flag(centred, "centred")
+    noisy = as_array(noisy, "noisy", ndim=1)  # one signal: fit_head would take a batch of them
     if sees_value and not centred:
         raise ValueError("sees_value needs centred features")
     with naming("noisy", "signal", "y"):
