@@ -104,3 +104,16 @@ def test_the_figure_and_the_leave_one_out_choice_check_the_slider_ranges_like_ex
     if name != "temperature":
         with pytest.raises(ValueError, match=rf"^{name} must"):
             w.leave_one_out_temperature(arguments["n"], arguments["sigma"])
+
+
+def test_sliders_take_the_width_of_the_output_area(smoothing_widget):
+    """ipywidgets' default (300 px with the label and the readout) left an 85-px track on a phone and on a
+    desktop alike: each slider, and every box around it, is as wide as the output area (up to a line's
+    width), its label column narrow."""
+    controls, image = smoothing_widget.children
+    for box in (smoothing_widget, controls):
+        assert box.layout.width == "100%"
+    for slider in (smoothing_widget.sigma, smoothing_widget.tau, smoothing_widget.n):
+        assert slider.layout.width == "100%" and slider.layout.max_width == w.SLIDER_MAX_WIDTH
+        assert slider.style.description_width == w.SLIDER_LABEL_WIDTH
+    assert image.layout.width == "100%"

@@ -90,12 +90,13 @@ class SmoothingWidget(widgets.VBox):
         self.sigma, self.tau, self.n = _sliders(n, sigma, temperature)
         self.best = widgets.Button(description="best τ", tooltip="Set τ by leave-one-out cross-validation")
         self.message = widgets.Label()
-        self.image = widgets.Image(format="png")
+        self.image = widgets.Image(format="png", layout={"width": "100%", "max_width": SLIDER_MAX_WIDTH})
         for slider in (self.sigma, self.tau, self.n):
             slider.observe(self._redraw, names="value")
         self.best.on_click(self._choose_tau)
-        controls = widgets.VBox([self.sigma, self.tau, self.n, widgets.HBox([self.best, self.message])])
-        super().__init__([controls, self.image])
+        controls = widgets.VBox([self.sigma, self.tau, self.n, widgets.HBox([self.best, self.message])],
+                                layout={"width": "100%"})
+        super().__init__([controls, self.image], layout={"width": "100%"})
         self._redraw()
 
     def _redraw(self, _change=None):
@@ -130,19 +131,27 @@ class _FloatLogSlider(_RefusesNaN, widgets.FloatLogSlider):
     name = "tau"
 
 
+#: The sliders' label column and their widest extent: a label, a track and a readout on one line.
+SLIDER_LABEL_WIDTH = "7.5em"
+SLIDER_MAX_WIDTH = "40em"
+
+
 def _sliders(n, sigma, temperature):
     """The sigma, tau (log scale) and N sliders, over the ranges of :mod:`selfattention.defaults`."""
-    style = {"description_width": "9em"}
+    # ipywidgets' default slider is 300 px including its label and readout, which left a track of
+    # about 85 px: each slider takes the width of the output area (at most SLIDER_MAX_WIDTH).
+    style = {"description_width": SLIDER_LABEL_WIDTH}
+    layout = {"width": "100%", "max_width": SLIDER_MAX_WIDTH}
     sigma_slider = _FloatSlider(
         value=sigma, min=defaults.SIGMA_RANGE[0], max=defaults.SIGMA_RANGE[1], step=0.01,
-        description="noise σ", continuous_update=False, style=style)
+        description="noise σ", continuous_update=False, style=style, layout=layout)
     tau_slider = _FloatLogSlider(
         value=temperature, base=10, min=np.log10(defaults.TEMPERATURE_RANGE[0]),
         max=np.log10(defaults.TEMPERATURE_RANGE[1]), step=0.05, readout_format=".3g",
-        description="temperature τ", continuous_update=False, style=style)
+        description="temperature τ", continuous_update=False, style=style, layout=layout)
     n_slider = widgets.IntSlider(
         value=n, min=defaults.N_RANGE[0], max=defaults.N_RANGE[1], step=5,
-        description="samples N", continuous_update=False, style=style)
+        description="samples N", continuous_update=False, style=style, layout=layout)
     return sigma_slider, tau_slider, n_slider
 
 
