@@ -155,21 +155,23 @@ def performer_exponent():
 def performer_relative_variance():
     r"""The variance of one product of two Performer features, over the square of its mean.
 
-    .. math:: X = \exp\big(\omega (p_i + p_j) - 2 (p_i^2 + p_j^2) / \tau\big),
+    .. math:: \text{product} = \exp\big(\omega (p_i + p_j) - 2 (p_i^2 + p_j^2) / \tau\big),
         \quad \omega \sim \mathcal N(0, 2 / \tau): \qquad
-        \frac{\operatorname{Var} X}{(\mathbb E X)^2}
+        \frac{\operatorname{Var}(\text{product})}{(\mathbb E\, \text{product})^2}
         = \exp\big(2 (p_i + p_j)^2 / \tau\big) - 1
 
     The mean is the kernel :math:`\exp(-(p_i - p_j)^2 / \tau)`; the
     relative variance grows with the distance of the pair's sum from 0,
-    the origin of the positions, not with their difference.
+    the position the features are written about, not with the pair's
+    distance. Written about another origin, :math:`p_i + p_j` becomes
+    :math:`p_i + p_j - 2\,\text{origin}`.
 
     Returns
     -------
     mean : sympy.Expr
-        :math:`\mathbb E X`, a function of ``p_i``, ``p_j`` and ``tau``.
+        The mean of the product, a function of ``p_i``, ``p_j`` and ``tau``.
     relative : sympy.Expr
-        :math:`\operatorname{Var} X / (\mathbb E X)^2`.
+        Its variance over the square of its mean.
     """
     return _derived_performer_relative_variance()
 
