@@ -79,6 +79,7 @@ NO_USER_DATA = {
     "selfattention.spectrum.cosine_variance": "no arguments",
     "selfattention.spectrum.bump_integral": "no arguments",
     "selfattention.spectrum.performer_exponent": "no arguments",
+    "selfattention.spectrum.performer_relative_variance": "no arguments",
     "selfattention.induction.CircuitRun": "a dataclass of results, checked where it is made",
     "selfattention.training.CircuitFit": "a dataclass of results, checked where it is made",
     "selfattention.studies.induction.Tracked": "a dataclass of results, checked where it is made",

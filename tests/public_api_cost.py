@@ -17,7 +17,7 @@ from selfattention.figures import approximate_heads as heads_figures
 from selfattention.figures import cost as cost_figures
 from selfattention.head import gaussian_head_weights, positional_features
 from selfattention.interactive import explorer_data
-from selfattention.studies import approximate_heads
+from selfattention.studies import approximate_heads, feature_draws
 from tools import ROOT
 
 #: Two frequencies, two centres and their log-weights.
@@ -61,7 +61,8 @@ def cost_calls() -> list[Call]:
              {"count": 4, "positions": P, "temperature": 0.05, "rng": 1},
              {"count": c, "positions": a, "temperature": t, "rng": r}),
         Call("positive_features.performer_centres", positive_features.performer_centres,
-             {"count": 4, "temperature": 0.05, "rng": 1}, {"count": c, "temperature": t, "rng": r}),
+             {"count": 4, "temperature": 0.05, "rng": 1, "origin": 0.5},
+             {"count": c, "temperature": t, "rng": r, "origin": "real"}),
         Call("window.window_head", window.window_head, {**series, "temperature": 0.05, "half_width": 0.3},
              {"signal": a, "positions": a, "temperature": t, "half_width": "nonnegative"}),
         Call("spectrum.latex", spectrum.latex, {"expr": spectrum.u**2}, {"expr": "symbol"}, False),
@@ -90,6 +91,12 @@ def _study_calls(series) -> list[Call]:
              {**series, "temperature": 0.05, "half_widths": [0.1, 0.5]}, {**kinds, "half_widths": a}),
         Call("cost.read_timings", cost.read_timings,
              {"path": ROOT / "benchmarks" / "attention_cost.json"}, {"path": "instance"}),
+        Call("feature_draws.nonpositive_rate", feature_draws.nonpositive_rate,
+             {"positions": P, "temperature": 0.05, "count": 2, "draws": 3, "rng": 1},
+             {"positions": a, "temperature": t, "count": c, "draws": c, "rng": r}),
+        Call("feature_draws.error_slopes", feature_draws.error_slopes,
+             {"counts": [2.0, 4.0, 8.0], "errors": [[1.0, 0.7, 0.5], [0.9, 0.6, 0.5]], "smallest": 2, "groups": 2},
+             {"counts": a, "errors": a, "smallest": "real", "groups": c}),
         Call("approximate_heads.cost_and_error", approximate_heads.cost_and_error,
              {**series, "temperature": 0.05, "half_widths": [0.1, 0.5], "counts": [2, 4], "draws": 2, "rng": 1},
              {**kinds, "half_widths": a, "counts": "counts", "draws": c, "rng": r}),

@@ -12,9 +12,12 @@ out.
 method                        multiply-adds               evaluations     bytes held
 ============================  ==========================  ==============  ================
 exact head                    ``n**2 (d_k + d_v)``        ``n**2`` exp    ``8 n**2``
-random features (``D`` cols)  ``2 n D (d_v + 1)``         ``2 n D``       ``8 (n + D) (d_v + 1)``
+random features, ``cols``     ``2 n cols (d_v + 1)``      ``2 n cols``    ``8 (n + cols) (d_v + 1)``
 window of ``P`` pairs         ``P (d_k + d_v)``           ``P`` exp       ``8 P``
 ============================  ==========================  ==============  ================
+
+``cols`` is the features a token has: ``2 D`` for ``D`` frequencies (a
+cosine and a sine each), ``D`` for ``D`` centres of positive features.
 
 :func:`loglog_slope` and :func:`crossover` read measured times: the exponent
 of a power law, and where two methods' times cross. :func:`read_timings`
@@ -88,13 +91,13 @@ def exact_cost(n, d_k=3, d_v=1) -> Cost:
 def feature_cost(n, columns, d_v=1) -> Cost:
     r"""The cost of a head computed from ``columns`` features per token, never forming the ``n x n`` matrix.
 
-    .. math:: \Psi^\top [V, \mathbf 1]:\ n D (d_v + 1), \qquad
-        \Psi\, (\Psi^\top [V, \mathbf 1]):\ n D (d_v + 1)
+    .. math:: \Psi^\top [V, \mathbf 1]:\ n \cdot \text{columns} \cdot (d_v + 1), \qquad
+        \Psi\, (\Psi^\top [V, \mathbf 1]):\ n \cdot \text{columns} \cdot (d_v + 1)
 
     The features are evaluated once for the keys and once for the queries
-    (``2 n D`` cosines, sines or exponentials), a block of tokens at a
+    (``2 n columns`` cosines, sines or exponentials), a block of tokens at a
     time: what must be held is the sums over the keys and the numerators
-    and denominators of the rows, ``8 (n + D) (d_v + 1)`` bytes, besides a
+    and denominators of the rows, ``8 (n + columns) (d_v + 1)`` bytes, besides a
     block of features whose size does not grow with ``n``.
 
     Parameters
@@ -102,7 +105,7 @@ def feature_cost(n, columns, d_v=1) -> Cost:
     n : int
         Tokens, at least 1.
     columns : int
-        ``D``, the features per token (``2 D`` for ``D`` frequencies of cosines and sines).
+        The features per token: ``2 D`` for ``D`` frequencies (a cosine and a sine each), ``D`` for ``D`` centres.
     d_v : int
         Dimension of a value.
 
@@ -264,7 +267,8 @@ def read_timings(path) -> dict:
     Returns
     -------
     dict
-        ``"machine"`` and ``"date"`` (strings), and for each method
+        ``"machine"`` and ``"date"`` (strings), ``"load"`` (the load
+        averages the bench recorded, or None), and for each method
         measured (``"exact"``, ``"fourier"``, ...) a dict of ``"n"`` (k,)
         and ``"seconds"`` (k,) arrays, with the other numbers it records.
     """
@@ -285,7 +289,7 @@ def read_timings(path) -> dict:
         if ns.shape != seconds.shape or (seconds <= 0).any():
             raise ValueError(f"path: {name}'s n and seconds do not match")
         methods[name] = {**entry, "n": ns, "seconds": seconds}
-    return {"machine": data["machine"], "date": data["date"], **methods}
+    return {"machine": data["machine"], "date": data["date"], "load": data.get("load"), **methods}
 
 
 def _positive_pair(sizes, values, name_x: str, name_y: str) -> tuple[np.ndarray, np.ndarray]:

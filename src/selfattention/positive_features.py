@@ -21,6 +21,7 @@ from . import memory
 from ._validation import (
     as_array,
     as_count,
+    as_real_scalar,
     as_rng,
     as_series,
     as_temperature,
@@ -153,8 +154,8 @@ def spread_centres(count, positions, temperature, rng=None) -> np.ndarray:
                          "leave the double range")
 
 
-def performer_centres(count, temperature, rng=None):
-    r"""The Performer's positive features as bumps: centres near 0, weighted.
+def performer_centres(count, temperature, rng=None, origin=0.0):
+    r"""The Performer's positive features as bumps: centres near ``origin``, weighted.
 
     The Performer's feature :math:`\exp(\omega p - 2 p^2 / \tau)`, with
     :math:`\omega \sim \mathcal N(0, 2 / \tau)`, is the bump at
@@ -171,17 +172,26 @@ def performer_centres(count, temperature, rng=None):
         ``D``, at least 1.
     temperature : float
     rng : int, numpy.random.Generator or None
+    origin : float
+        The position the features are written about, the Performer's
+        :math:`p = 0`: its features of :math:`p - \text{origin}`. The
+        variance of a product of two grows as :math:`\exp(2 (p_i + p_j)^2
+        / \tau)` with :math:`p_i, p_j` measured from it
+        (:func:`~selfattention.spectrum.performer_relative_variance`), so
+        the middle of the positions is the best place for it.
 
     Returns
     -------
     centres : ndarray, shape (D,)
+        ``origin`` plus normal draws of variance ``tau / 8``.
     log_weights : ndarray, shape (D,)
     """
     count = as_count(count, "count")
     tau = as_temperature(temperature, "temperature")
+    origin = as_real_scalar(origin, "origin")
     memory.require(16 * count, "count", f"{count} centres")
-    centres = as_rng(rng).standard_normal(count) * np.sqrt(tau / 8)
-    return centres, 2.0 * centres * (centres / tau)
+    offsets = as_rng(rng).standard_normal(count) * np.sqrt(tau / 8)  # (D,)
+    return origin + offsets, 2.0 * offsets * (offsets / tau)  # offsets below 1e155: never overflows
 
 
 def _as_centres(centres, log_weights):

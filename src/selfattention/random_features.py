@@ -39,7 +39,7 @@ from ._validation import (
 )
 from .head import centre_positions
 
-#: Rows of features computed at once: memory for ``_BLOCK x D`` numbers,
+#: Rows of features computed at once: memory for ``_BLOCK x 2 D`` numbers,
 #: never for ``n x n``.
 _BLOCK = 2**12
 

@@ -14,7 +14,9 @@ variance ``nu``; :func:`cosine_variance` gives the variance of one cosine,
 which sets the error of an average of ``D`` of them;
 :func:`bump_integral` the integral of two Gaussian bumps over their common
 centre, which makes positive features; :func:`performer_exponent` checks
-that the Performer's features are such bumps.
+that the Performer's features are such bumps, and
+:func:`performer_relative_variance` gives the variance of one product of
+them relative to the kernel it estimates.
 
 :func:`latex` writes the results for a page, with ``\exp`` for the
 exponential: in the book ``e`` is a score, ``e_ij``.
@@ -148,6 +150,42 @@ def performer_exponent():
     performer = omega * x - 2 * x**2 / tau
     bump = 2 * bump_at**2 / tau - 2 * (x - bump_at) ** 2 / tau
     return sp.simplify(performer - bump)
+
+
+def performer_relative_variance():
+    r"""The variance of one product of two Performer features, over the square of its mean.
+
+    .. math:: \text{product} = \exp\big(\omega (p_i + p_j) - 2 (p_i^2 + p_j^2) / \tau\big),
+        \quad \omega \sim \mathcal N(0, 2 / \tau): \qquad
+        \frac{\operatorname{Var}(\text{product})}{(\mathbb E\, \text{product})^2}
+        = \exp\big(2 (p_i + p_j)^2 / \tau\big) - 1
+
+    The mean is the kernel :math:`\exp(-(p_i - p_j)^2 / \tau)`; the
+    relative variance grows with the distance of the pair's sum from 0,
+    the position the features are written about, not with the pair's
+    distance. Written about another origin, :math:`p_i + p_j` becomes
+    :math:`p_i + p_j - 2\,\text{origin}`.
+
+    Returns
+    -------
+    mean : sympy.Expr
+        The mean of the product, a function of ``p_i``, ``p_j`` and ``tau``.
+    relative : sympy.Expr
+        Its variance over the square of its mean.
+    """
+    return _derived_performer_relative_variance()
+
+
+@functools.cache
+def _derived_performer_relative_variance():
+    slope = sp.Symbol("a", real=True)
+    # E[exp(a omega)] over omega ~ N(0, 2 / tau), once; X**k has a = k (p_i + p_j)
+    generating = sp.simplify(sp.integrate(sp.exp(slope * omega) * _normal_density(omega, 2 / tau),
+                                          (omega, -sp.oo, sp.oo), conds="none"))
+    weight = sp.exp(-2 * (x**2 + y**2) / tau)
+    mean = generating.subs(slope, x + y) * weight
+    square = generating.subs(slope, 2 * (x + y)) * weight**2
+    return sp.simplify(sp.powsimp(mean)), sp.simplify(sp.powsimp(square / mean**2) - 1)
 
 
 class _Printer(LatexPrinter):

@@ -298,6 +298,48 @@ def test_the_checks_catch_what_they_retire():
     assert assigned(r"s'_i = f(p_i) + \sigma z'_i", r"[^=]*?\\sigma\s*z") == {"s"}, "a primed sample is still s"
 
 
+#: D counts the draws of a random-feature head (frequencies, two features each, or centres, one each), never
+#: its features or columns: wording that makes D a count of features, columns or repeated draws.
+D_AS_FEATURES = re.compile(
+    r"(?:features?|columns|cols|number of draws)(?: per token)?[,:]?\s*(?:\$D\$|``D``)"
+    r"|(?:\$D(?:\s*=\s*[^$]*)?\$|``D``)[,:]?\s*(?:the\s+)?(?:random\s+)?(?:features|columns|cols)\b")
+
+
+def d_texts() -> list[tuple[str, str]]:
+    """(where, text) for every place D is written: pages (prose, captions, alt text), figure labels, and the
+    docstrings of the package modules the book imports."""
+    found = [(page.name, re.sub(r"\s+", " ", text_of(page))) for page in pages()]
+    for path in FIGURE_SOURCES:
+        found += [(path.name, node.value) for node in ast.walk(ast.parse(path.read_text()))
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    for module in book_modules():
+        for node in ast.walk(ast.parse(module_path(module).read_text())):
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef):
+                found.append((f"{module}:{getattr(node, 'name', '')}",
+                              re.sub(r"\s+", " ", ast.get_docstring(node) or "")))
+    return found
+
+
+def test_d_counts_the_draws_of_a_random_feature_head_not_its_features():
+    """D frequencies give 2 D features: D is never 'the number of random features', nor columns, nor repeated draws."""
+    row = next(line for line in (ROOT / f"{NOTATION}.md").read_text().splitlines() if line.startswith("| $D$ |"))
+    assert "frequencies" in row and "centres" in row and "$2D$" in row and "number of random features" not in row
+    hits = [(where, found[0]) for where, text in d_texts() for found in D_AS_FEATURES.finditer(text)]
+    assert not hits, f"D as a count of features or columns: {hits[:5]}"
+
+
+def test_the_d_check_catches_the_old_wording():
+    old = ["against the number of draws $D$: the median", "random features $D$", "$D = 512$ random features",
+           "``D``, the features per token (``2 D`` for ``D`` frequencies)", "random features (``D`` cols)",
+           "``D``: frequencies (``2 D`` columns) or centres (``D`` columns)."]
+    new = ["frequencies or centres drawn, $D$", "$D = 256$ random frequencies", "for $D = 64$ frequencies",
+           "the $2D$ features a token needs", "``D``: frequencies (two columns each, a cosine and a sine)",
+           "the average of $D$ of them estimates the kernel", "a non-empty 1-D array of features",
+           "cosine features, D = 64 (128 columns)"]
+    assert all(D_AS_FEATURES.search(text) for text in old)
+    assert not any(D_AS_FEATURES.search(text) for text in new)
+
+
 # --- one form each -----------------------------------------------------------------------------
 
 #: A symbol of a piece of math: a word (``\text{head}``), an accented letter (``\bar f``), a command (a Greek

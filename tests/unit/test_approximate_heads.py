@@ -11,6 +11,7 @@ import selfattention as sa
 from selfattention import cost, random_features, window
 from selfattention.metrics import rmse
 from selfattention.studies import approximate_heads as ac
+from selfattention.studies import feature_draws
 
 TAU = 0.005
 
@@ -121,3 +122,27 @@ def test_read_timings_checks_what_it_reads(tmp_path):
             cost.read_timings(path)
     with pytest.raises(ValueError, match="path"):
         cost.read_timings(tmp_path / "missing.json")
+
+
+def test_error_slopes_fit_the_medians_of_all_draws_and_of_each_group():
+    counts = np.array([4.0, 16.0, 64.0, 256.0])
+    rng = np.random.default_rng(3)
+    errors = counts**-0.5 * np.exp(0.1 * rng.standard_normal((12, 4)))  # (draws, k)
+    found = feature_draws.error_slopes(counts, errors, 16, groups=3)
+    assert found["pooled"] == cost.loglog_slope(counts[1:], np.median(errors, axis=0)[1:])
+    for g, slope in enumerate(found["groups"]):
+        assert slope == cost.loglog_slope(counts[1:], np.median(errors[4 * g:4 * g + 4], axis=0)[1:])
+    exact = feature_draws.error_slopes(counts, np.tile(counts**-0.5, (4, 1)), 4, groups=2)
+    assert exact["pooled"] == pytest.approx(-0.5, abs=1e-12) and exact["groups"] == pytest.approx([-0.5, -0.5])
+    with pytest.raises(ValueError, match="smallest"):
+        feature_draws.error_slopes(counts, errors, 256, groups=3)
+    with pytest.raises(ValueError, match="errors"):
+        feature_draws.error_slopes(counts, errors[:, :3], 16, groups=3)
+
+
+def test_the_nonpositive_rate_crosses_often_with_few_frequencies_and_never_with_a_flat_signal(signal):
+    _, p = signal
+    few = feature_draws.nonpositive_rate(p, TAU, 2, 200, rng=1)
+    many = feature_draws.nonpositive_rate(p, TAU, 512, 20, rng=1)
+    assert few["rate"] > 0.1 and many["rate"] == 0
+    assert few["crossed"].shape == (200,) and few["rate"] == few["crossed"].mean()

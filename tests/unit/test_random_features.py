@@ -187,6 +187,14 @@ def test_the_performers_features_are_weighted_bumps():
     np.testing.assert_allclose(log_weights, 2 * centres**2 / TAU, rtol=4 * EPS)
 
 
+def test_the_performers_origin_moves_the_centres_and_keeps_the_weights():
+    """Features of p - origin: the centres shift by origin, the log-weights stay those of the offsets."""
+    at_zero = positive_features.performer_centres(6, TAU, 3)
+    moved = positive_features.performer_centres(6, TAU, 3, origin=0.5)
+    np.testing.assert_array_equal(moved[0], at_zero[0] + 0.5)
+    np.testing.assert_array_equal(moved[1], at_zero[1])
+
+
 def test_the_performers_centres_have_variance_tau_over_eight():
     D = 100_000
     centres, _ = positive_features.performer_centres(D, TAU, 12)

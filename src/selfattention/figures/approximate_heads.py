@@ -19,7 +19,9 @@ METHODS = {
 
 @book_figure
 def plot_feature_errors(counts, errors, slopes):
-    """Each random-feature head's distance to the exact head against ``D``: median and quartiles over the draws.
+    """Each random-feature head's distance to the exact head against ``D``, the frequencies or centres it draws.
+
+    The median and quartiles over repeated draws.
 
     Parameters
     ----------
@@ -49,7 +51,7 @@ def plot_feature_errors(counts, errors, slopes):
         ax.loglog(D, _guide(D, table["spread"]), ":", color=COLORS["muted"],
                   label="$D^{-1/2}$")
     _log_ticks(ax)
-    ax.set_xlabel("random features $D$")
+    ax.set_xlabel("frequencies or centres drawn, $D$")
     ax.set_ylabel("distance to exact head")
     shared_legend(fig, ncols=2)
     return fig
@@ -215,7 +217,7 @@ def plot_exact_and_features(positions, clean, noisy, exact, approximate, count):
     ax.plot(p, f, "--", color=COLORS["clean"], lw=1.2, label="sine")
     ax.plot(p, ex, "-", color=COLORS["output"], lw=2.2, label="exact head")
     ax.plot(p, ap, "-", color=COLORS["accent"],
-            label=f"$D = {D}$ random features")
+            label=f"$D = {D}$ random frequencies")
     ax.set_xlabel("position $p_i$")
     shared_legend(fig, ncols=2)
     return fig

@@ -50,7 +50,10 @@ def feature_head(method, signal, positions, temperature, count, rng=None):
     signal, positions : array_like, shape (n,)
     temperature : float
     count : int
-        ``D``: frequencies (``2 D`` columns) or centres (``D`` columns).
+        ``D``: frequencies (two columns each, a cosine and a sine) or
+        centres (one column each). The Performer's features are taken about
+        the middle of the positions, as the other heads take them
+        (:func:`~selfattention.head.centre_positions`).
     rng : int, numpy.random.Generator or None
 
     Returns
@@ -63,8 +66,10 @@ def feature_head(method, signal, positions, temperature, count, rng=None):
     if method == "fourier":
         omega = gaussian_frequencies(count, temperature, rng)
         return random_feature_head(signal, positions, omega)
-    if method == "performer":
-        centres, weights = performer_centres(count, temperature, rng)
+    if method == "performer":  # about the middle of the positions, as every head here works
+        _, p = as_series(signal=signal, positions=positions)
+        middle = p.min() / 2 + p.max() / 2
+        centres, weights = performer_centres(count, temperature, rng, origin=middle)
     else:
         centres = spread_centres(count, positions, temperature, rng)
         weights = None
@@ -245,13 +250,15 @@ def cost_and_error(signal, positions, temperature, half_widths, counts,
     dict
         For ``"window"``, ``"fourier"`` and ``"spread"``, a dict of
         ``"operations"`` (multiply-adds per token, as counted by
-        :mod:`~selfattention.cost`) and ``"errors"``.
+        :mod:`~selfattention.cost`) and ``"errors"``; the window's also
+        ``"keys"``, the mean number of keys a query sees.
     """
     s, p = as_series(signal=signal, positions=positions)
     win = window_errors(s, p, temperature, half_widths)
     ops = [window_cost(int(pairs)).multiply_adds / p.size
            for pairs in win["pairs"]]
-    found = {"window": {"operations": np.array(ops), "errors": win["errors"]}}
+    found = {"window": {"operations": np.array(ops), "errors": win["errors"],
+                        "keys": win["keys"]}}
     errors = feature_errors(s, p, temperature, counts, draws, rng,
                             methods=("fourier", "spread"))
     for method, per_draw in (("fourier", 2), ("spread", 1)):
