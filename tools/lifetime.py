@@ -113,7 +113,9 @@ def _wait_for_hang_up(descriptor: int, signum: int) -> None:
     while not poll.poll():
         pass
     os.close(descriptor)
-    os.kill(os.getpid(), signum)
+    # To the main thread, which runs Python's handlers: a signal to the process may reach this thread
+    # instead, and a main thread blocked in a system call would then not hear of it until that call returns.
+    signal.pthread_kill(threading.main_thread().ident, signum)
 
 
 def watch_terminal(signum: int = signal.SIGHUP) -> threading.Thread | None:

@@ -123,7 +123,12 @@ def build(site: Path, signals: Signals, command: tuple[str, ...] = BUILD) -> boo
     # Its own session: a signal reaches it through `signals` only, once, with no terminal to stop it.
     signals.build = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL,
                                      start_new_session=True)
-    status = signals.build.wait()
+    while True:  # a timeout, not one blocking wait: a signal that reached another thread is handled here too
+        try:
+            status = signals.build.wait(timeout=0.2)
+            break
+        except subprocess.TimeoutExpired:
+            pass
     signals.build = None
     if signals.received and signals.received != [signal.SIGINT]:  # stopped (a hang-up, SIGTERM, Ctrl-C twice)
         return False

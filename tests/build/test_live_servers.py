@@ -347,7 +347,7 @@ def send_when_ready(ready: Path, signals, *numbers: int) -> threading.Thread:
             time.sleep(0.05)
         for count, number in enumerate(numbers, 1):
             os.kill(os.getpid(), number)  # the main thread, waiting for the build, handles it
-            while len(signals.received) < count:
+            while len(signals.received) < count and signals.build is not None:  # handled (or the build ended)
                 time.sleep(0.01)
     thread = threading.Thread(target=send, daemon=True)
     thread.start()
