@@ -19,11 +19,10 @@ SITE := _build/html
 # make pdf: the printed book (tools/pdf.py), which the site then links (_ext/publish).
 PDF := _build/pdf/self-attention-by-hand.pdf
 # make publish: the GitHub repository the published pages launch Binder from (origin's
-# owner/name unless given: make publish PUBLISH_REPOSITORY=owner/name) and its branch.
+# owner/name unless given: make publish PUBLISH_REPOSITORY=owner/name).
 PUBLISH_REPOSITORY ?= $(shell git remote get-url origin 2>/dev/null | sed -nE 's#^.*github\.com[:/]([^/]+/[^/]+)$$#\1#p' | sed 's/\.git$$//')
-PUBLISH_BRANCH ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null)
 
-.PHONY: help venv assets browser build pdf print-book publish push-pages binder-env lint test test-unit test-variations test-browser bench live lock clean
+.PHONY: help venv assets browser build pdf print-book publish push-pages push-binder-ref binder-env lint test test-unit test-variations test-browser bench live lock clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -72,13 +71,22 @@ print-book: $(VENV_STAMP) $(NPM_STAMP)
 
 publish: $(VENV_STAMP) ## Build and print the book for origin's GitHub repository, then push it to its gh-pages branch
 	@test -n "$(PUBLISH_REPOSITORY)" || { echo "origin is not on GitHub: make publish PUBLISH_REPOSITORY=owner/name" >&2; exit 2; }
-	BOOK_REPOSITORY=$(PUBLISH_REPOSITORY) BOOK_BRANCH=$(PUBLISH_BRANCH) $(BIN)/python -m tools.buildlock \
+	@$(PUSH_BINDER_REF)
+	BOOK_REPOSITORY=$(PUBLISH_REPOSITORY) $(BIN)/python -m tools.buildlock \
 		$(SHELL) -c '$(MAKE) --no-print-directory pdf && $(MAKE) --no-print-directory push-pages'
 
 # .nojekyll: GitHub Pages would otherwise run Jekyll, which drops _static/, _images/ and _sources/.
 push-pages: $(VENV_STAMP) ## Push _build/html as it is to origin's gh-pages branch (make publish builds it first)
 	$(BIN)/python -m tools.buildlock $(BIN)/ghp-import --no-jekyll --push --force --branch gh-pages --remote origin \
 		--message "Publish the book built from $$(git rev-parse --short HEAD)" $(SITE)
+
+# Binder launches the tag binder-<hash of binder/> (_ext/publish/binder_ref.py), cached once built: pushed
+# to origin, at this commit, when origin has no such tag (the workflow does the same on GitHub).
+PUSH_BINDER_REF = ref=$$($(PYTHON) _ext/publish/binder_ref.py); \
+	if git ls-remote --exit-code --tags origin "refs/tags/$$ref" >/dev/null; then echo "origin has $$ref"; \
+	else git push --quiet origin "HEAD:refs/tags/$$ref" && echo "pushed $$ref to origin"; fi
+push-binder-ref: ## Push the tag Binder launches (named by binder/) to origin, unless origin has it
+	@$(PUSH_BINDER_REF)
 
 # zizmor audits the workflow's security offline (no GitHub API): actions pinned to commits, no persisted credentials.
 lint: $(VENV_STAMP) ## Check the code with ruff (configured in pyproject.toml) and the workflow with actionlint and zizmor

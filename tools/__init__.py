@@ -15,7 +15,7 @@ in ``pyproject.toml``. Nothing adds it by hand.
 * :mod:`tools.servers`: :class:`~tools.servers.StaticServer` (the built site) and
   :class:`~tools.servers.JupyterServer` (live kernels), started as ``make live`` starts them;
 * :mod:`tools.lifetime`: a child process that ends when its parent does, however it ends, and a
-  process that stops when its parent (``make``) has ended;
+  process that stops when its parent (``make``) has ended, or its terminal has hung up;
 * :mod:`tools.chromium`: headless Chromium, launched one way for tests and benchmarks;
 * :mod:`tools.workcopy`: ``make build`` in a copy of the working tree, or in a tiny book;
 * :mod:`tools.toc`: the documents ``_toc.yml`` lists;

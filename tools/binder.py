@@ -13,7 +13,9 @@
 * :class:`SimulatedBinderHub` answers a page's ``<binderUrl>/build/gh/<owner>/<repo>/<ref>``
   (thebe opens it as an ``EventSource``) with BinderHub's event stream:
   ``data: <json>`` per event, phases waiting ... launching, then ``ready``
-  (the server's url and token) or ``failed`` (a message).
+  (the server's url and token) or ``failed`` (a message); with an
+  :class:`ImageCache`, as mybinder answers: a ref whose image is built
+  launches at once, any other is built first, once.
 """
 
 from __future__ import annotations
@@ -110,6 +112,33 @@ def ready_stream(server: JupyterServer) -> str:
     )
 
 
+def cached_stream(server: JupyterServer) -> str:
+    """A launch from an image already built: no build phases, BinderHub's ``launching`` then ``ready``."""
+    return event_stream(
+        {"phase": "launching", "message": "Launching server...\n"},
+        {"phase": "ready", "message": f"server running at {server.url}\n", "url": server.url,
+         "token": server.token, "image": "r2d-offline:latest"},
+    )
+
+
+class ImageCache:
+    """mybinder's images: one per ref (a tag, which names one commit); a ref not built yet is built first, once.
+
+    :meth:`stream` is a :class:`SimulatedBinderHub`'s answer to a build URL;
+    ``builds`` lists the refs built, in order.
+    """
+
+    def __init__(self, server: JupyterServer):
+        self.server, self.builds = server, []
+
+    def stream(self, url: str) -> str:
+        ref = url.rstrip("/").rsplit("/", 1)[-1]
+        if ref in self.builds:
+            return cached_stream(self.server)
+        self.builds.append(ref)
+        return ready_stream(self.server)
+
+
 def failed_stream(message: str) -> str:
     """A build that fails with ``message`` (as BinderHub says it, with a trailing newline)."""
     return event_stream({"phase": "waiting", "message": "Waiting for build to start...\n"},
@@ -118,6 +147,8 @@ def failed_stream(message: str) -> str:
 
 class SimulatedBinderHub:
     """Answers a Playwright ``page``'s ``<binder_url>/build/...`` requests with ``body``; records their URLs.
+
+    ``body`` is the event stream, or a function of the request's URL that returns it (:meth:`ImageCache.stream`).
 
     Registered after :func:`tools.chromium.open_page`'s catch-all route, so it
     wins for the hub's address (Playwright tries the newest route first).
@@ -130,7 +161,8 @@ class SimulatedBinderHub:
 
     def _answer(self, route) -> None:
         self.requests.append(route.request.url)
-        route.fulfill(status=200, body=self.body, headers={
+        body = self.body(route.request.url) if callable(self.body) else self.body
+        route.fulfill(status=200, body=body, headers={
             "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
             # The page's EventSource is a cross-origin request: mybinder.org sends this too.
             "Access-Control-Allow-Origin": "*"})

@@ -27,12 +27,22 @@ then stops the build it started, as Ctrl-C would::
 
     with lifetime.watch_parent(signal.SIGHUP) as watch:
         ...                      # watch.lost: the PID of the parent that ended, or None
+
+Closing a terminal signals (SIGHUP) only its session's leader, which may be
+``make`` (``ssh -t host make live``, ``tmux new 'make live'``): ``make`` then
+waits for its children, whose parent has not ended. A process that must stop
+with its terminal therefore watches the terminal itself:
+:func:`watch_terminal` signals the process once its controlling terminal
+hangs up, whoever the session's leader is::
+
+    lifetime.watch_terminal(signal.SIGHUP)
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import sys
 import threading
@@ -95,3 +105,31 @@ def watch_parent(signum: int = signal.SIGHUP, *, interval: float = 0.2, repeat: 
         yield watch
     finally:
         watch.stop()
+
+
+def _wait_for_hang_up(descriptor: int, signum: int) -> None:
+    poll = select.poll()
+    poll.register(descriptor, 0)  # no events asked for: poll returns on a hang-up (or an error) only
+    while not poll.poll():
+        pass
+    os.close(descriptor)
+    # To the main thread, which runs Python's handlers: a signal to the process may reach this thread
+    # instead, and a main thread blocked in a system call would then not hear of it until that call returns.
+    signal.pthread_kill(threading.main_thread().ident, signum)
+
+
+def watch_terminal(signum: int = signal.SIGHUP) -> threading.Thread | None:
+    """Send ``signum`` to this process once its controlling terminal hangs up; None if it has no terminal.
+
+    A thread polls ``/dev/tty`` for nothing but a hang-up: the kernel reports
+    one when the terminal is hung up (its session's leader got SIGHUP) or the
+    other end of a pseudo-terminal is closed, whichever process the signal reached.
+    """
+    try:
+        descriptor = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError:  # no controlling terminal (nohup, a service, a test's own session)
+        return None
+    thread = threading.Thread(target=_wait_for_hang_up, args=(descriptor, signum), daemon=True,
+                              name="watch-terminal")
+    thread.start()
+    return thread

@@ -5,8 +5,9 @@ Builds the book if it is missing or older than its sources, serves it on
 127.0.0.1, and prints one URL to open. What the Jupyter server enforces:
 
 * every request needs its token: 192 random bits, fresh for each run, passed
-  to the server in its environment (never on a command line), logged by
-  Jupyter as "...", printed only in the one URL below;
+  to the server in its environment (never on a command line), which its
+  kernels do not inherit, logged by Jupyter as "...", printed only in the one
+  URL below;
 * a request from a browser page of another origin than the book's is refused
   (HTTP 404, WebSocket 403), token or not, ``Origin: null`` included; a
   request with no ``Origin`` header (a script on this machine) is accepted
@@ -16,10 +17,19 @@ The token travels in the URL *fragment* (``#jupyter=<server>&token=<token>``),
 which the browser never sends to a server; the page's ``live-code.js`` reads
 it (see ``_ext/live_code``).
 
-Ctrl-C, closing the terminal (SIGHUP) and SIGTERM stop both servers: the
-Jupyter server shuts its kernels down and its runtime folder is removed. If
-this process dies without cleaning up (SIGKILL, a crash), the Jupyter server
-notices and does the same itself (:func:`tools.servers.serve_jupyter`).
+Ctrl-C, closing the terminal and SIGTERM stop both servers: the Jupyter
+server shuts its kernels down and its runtime folder is removed (about 1.5 s
+on a busy 2-core machine). Closing the terminal signals only the session's
+leader, which may be ``make`` (``ssh -t host make live``), and ``make`` waits
+for its children: this process also watches its terminal, and its parent,
+and stops when either ends (:mod:`tools.lifetime`). If this process dies
+without cleaning up (SIGKILL, a crash), the Jupyter server notices and does
+the same itself (:func:`tools.servers.serve_jupyter`).
+
+A build that fails says so in one line and the last good site is served,
+if there is one; so it is after Ctrl-C during the build, which stops the
+build (Ctrl-C again stops the servers). A hang-up or SIGTERM during the
+build stops the build and serves nothing.
 
 The two servers are :mod:`tools.servers`, which the browser tests and the
 benchmarks start the same way.
@@ -32,6 +42,8 @@ Usage, from the repository root (``make live`` runs the first form)::
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import signal
 import subprocess
 import sys
@@ -39,9 +51,12 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from tools import ROOT, SITE
+from tools import ROOT, SITE, lifetime
+from tools.build import ESCALATION
 from tools.servers import JupyterServer, StaticServer
 
+#: ``make build``'s command (the Makefile's ``live`` target has made ``make build``'s prerequisites).
+BUILD = (sys.executable, "-m", "tools.build")
 #: What a build of the book depends on (newer than the site: rebuild).
 SOURCES = ("book", "_ext", "src", "_config.yml", "_toc.yml", "requirements.txt")
 
@@ -71,38 +86,104 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
+class Signals:
+    """What ``make live`` is told while it runs: Ctrl-C (SIGINT), SIGTERM, a hang-up (SIGHUP).
+
+    While the book builds, each signal is passed on to the build, harder at
+    each one (:data:`tools.build.ESCALATION`); the build, in its own session,
+    hears nothing from the terminal itself. Once the servers run, the first
+    signal raises :class:`KeyboardInterrupt` (they are then stopped) and any
+    further one is ignored, so that it cannot cut that stopping short.
+    """
+
+    def __init__(self):
+        self.build: subprocess.Popen | None = None
+        self.received: list[int] = []
+        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(number, self.handle)
+
+    def handle(self, number, frame):
+        self.received.append(number)
+        if self.build is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.build.pid, ESCALATION[min(len(self.received), len(ESCALATION)) - 1])
+        elif len(self.received) == 1:
+            raise KeyboardInterrupt
+
+
+def say(line: str, file=sys.stdout) -> None:
+    """Print a line, if there still is a terminal to print it to."""
+    with contextlib.suppress(OSError):
+        print(line, file=file, flush=True)
+
+
+def build(site: Path, signals: Signals, command: tuple[str, ...] = BUILD) -> bool:
+    """Build the book as ``make build`` does; whether to serve ``site`` then (one line says why not, or what)."""
+    say("Building the book (make build)...")
+    # Its own session: a signal reaches it through `signals` only, once, with no terminal to stop it.
+    signals.build = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                     start_new_session=True)
+    while True:  # a timeout, not one blocking wait: a signal that reached another thread is handled here too
+        try:
+            status = signals.build.wait(timeout=0.2)
+            break
+        except subprocess.TimeoutExpired:
+            pass
+    signals.build = None
+    if signals.received and signals.received != [signal.SIGINT]:  # stopped (a hang-up, SIGTERM, Ctrl-C twice)
+        return False
+    if status == 0 and not signals.received:
+        return True
+    what = "was interrupted" if signals.received else "failed"
+    signals.received.clear()  # Ctrl-C now stops the servers
+    if not (site / "index.html").exists():
+        say(f"make live: the build {what}, and there is no built site to serve.", sys.stderr)
+        return False
+    built = time.strftime("%Y-%m-%d %H:%M", time.localtime((site / "index.html").stat().st_mtime))
+    say(f"make live: the build {what}; serving the last good site, built {built}.", sys.stderr)
+    return True
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
-    if not args.no_build and site_is_stale(args.site):
-        print("Building the book (make build)...", flush=True)
-        subprocess.run(["make", "build"], cwd=ROOT, check=True)
-    if not (args.site / "index.html").exists():
-        print(f"no built site in {args.site}", file=sys.stderr)
-        return 1
-    # Ctrl-C raises KeyboardInterrupt even if a parent shell ignored SIGINT; SIGTERM and a closed
-    # terminal (SIGHUP) exit cleanly, through the `finally` below.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    for number in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(number, lambda *_: sys.exit(0))
-    site = StaticServer(args.site, args.port)
-    jupyter = None
+    signals = Signals()
+    # make live stops when its terminal hangs up even if only make, the session's leader, was told,
+    # and when make is killed: make would wait for it, or it would outlive make (tools.lifetime).
+    lifetime.watch_terminal(signal.SIGHUP)
+    with lifetime.watch_parent(signal.SIGHUP):
+        try:
+            if not args.no_build and site_is_stale(args.site) and not build(args.site, signals):
+                return 1
+        except KeyboardInterrupt:  # a signal between the build's end and the servers' start
+            return 1
+        if not (args.site / "index.html").exists():
+            say(f"no built site in {args.site}", sys.stderr)
+            return 1
+        return serve(args)
+
+
+def serve(args) -> int:
+    """Serve the site and a Jupyter server until a signal, or until the Jupyter server stops."""
+    site = jupyter = None
     try:
+        site = StaticServer(args.site, args.port)
         jupyter = JupyterServer(origin=site.url)
-        print("\nThe book, with live code cells on a Jupyter server on this machine. Open:\n")
-        print(f"    {live_url(site.url, args.page, jupyter.url, jupyter.token)}\n")
-        print('Then press the rocket button, "Live Code". The URL holds a fresh token: keep it private.')
-        print("Ctrl-C (or closing this terminal) stops both servers.", flush=True)
+        say("\nThe book, with live code cells on a Jupyter server on this machine. Open:\n")
+        say(f"    {live_url(site.url, args.page, jupyter.url, jupyter.token)}\n")
+        say('Then press the rocket button, "Live Code". The URL holds a fresh token: keep it private.')
+        say("Ctrl-C (or closing this terminal) stops both servers.")
         while jupyter.process.poll() is None:
             time.sleep(0.5)
-        print("the Jupyter server stopped", file=sys.stderr)
+        say("the Jupyter server stopped", sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("\nStopping...", flush=True)
+        say("\nStopping...")
         return 0
     finally:
         if jupyter is not None:
             jupyter.stop()
-        site.stop()
+        if site is not None:
+            site.stop()
 
 
 if __name__ == "__main__":

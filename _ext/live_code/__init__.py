@@ -18,7 +18,10 @@ only talk to Binder. It
   (thebe's ``mathjaxUrl``), which loads KaTeX (copied with thebe) only then.
   thebe fetches require.js from a fixed CDN address (no option changes it):
   the script's ``serveRequireJsLocally`` answers that one fetch with the
-  site's copy.
+  site's copy;
+* writes the book's package as a wheel into ``_static/live-code/``, which a
+  Binder session installs when it starts (:mod:`.package`): Binder's image
+  is made from ``binder/`` alone, the session runs the site's own package.
 
 Nothing secret is written into the built pages: the token only ever travels
 in the URL fragment, which the browser does not send to the static server.
@@ -35,6 +38,8 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util.fileutil import copy_asset
+
+from .package import write_wheel
 
 HERE = Path(__file__).resolve().parent
 #: ``node_modules`` beside ``_ext/`` (installed by ``make assets``).
@@ -71,6 +76,12 @@ def copy_assets(app: Sphinx, exception: Exception | None) -> None:
         source = NODE_MODULES / package / name
         # copy_asset copies a directory onto a directory, a file into one.
         copy_asset(source, target / (dest if source.is_dir() else Path(dest).parent), excluded=_unwanted)
+
+
+def write_package(app: Sphinx, exception: Exception | None) -> None:
+    """Write the book's package, as a wheel and ``package.json``, into ``_static/live-code/`` (:mod:`.package`)."""
+    if exception is None and app.builder.format == "html":
+        write_wheel(HERE.parents[1], Path(app.outdir) / "_static" / ASSET_DIR)
 
 
 def disconnect_sphinx_thebe(app: Sphinx) -> None:
@@ -142,4 +153,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_css_file("live-code.css")
     app.connect("doctree-resolved", add_page_config)
     app.connect("build-finished", copy_assets)
+    app.connect("build-finished", write_package)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

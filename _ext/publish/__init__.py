@@ -2,12 +2,15 @@
 
 A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
 
-* takes the book's GitHub repository and branch from the environment
-  (``BOOK_REPOSITORY=owner/name``, ``BOOK_BRANCH``), which the workflow sets
-  from the Actions context: nothing in the repository names it, so a fork
-  publishes a book whose Binder links point at the fork; without them the
-  book is *unpublished*: no Binder link, and the page says that live code on
-  Binder needs a published book (:mod:`.repository`);
+* takes the book's GitHub repository from the environment
+  (``BOOK_REPOSITORY=owner/name``), which the workflow sets from the Actions
+  context: nothing in the repository names it, so a fork publishes a book
+  whose Binder links point at the fork; without it the book is
+  *unpublished*: no Binder link, and the page says that live code on Binder
+  needs a published book (:mod:`.repository`). Binder launches the ref
+  ``binder-<hash of binder/>``, which changes only when ``binder/`` does
+  (:mod:`.binder_ref`), so that a push of chapters or package starts from
+  Binder's cached image;
 * adds the print stylesheet (``static/print.css``, ``media="print"``): no
   site chrome or controls on paper, one chapter per page, and
   ``screen-only`` blocks (web-only sentences) left out;

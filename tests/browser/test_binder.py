@@ -20,12 +20,15 @@ from __future__ import annotations
 import ast
 import json
 import re
+import subprocess
 import time
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.sync_api import expect
 
+from _ext.publish import binder_ref
 from tools import ROOT, binder
 from tools.chromium import open_page
 
@@ -35,7 +38,8 @@ SOURCE = "book/smoothing.md"
 URLPATH = f"tree/{SOURCE}"
 LAUNCH_TIMEOUT = 180_000  # ms: a cold kernel on a busy 2-core machine
 RUN_TIMEOUT = 120_000
-FORK = {"repo": "reader/self-attention-fork", "ref": "main"}
+#: What a build published from a fork writes: Binder's ref is named by binder/ (_ext/publish/binder_ref.py).
+FORK = {"repo": "reader/self-attention-fork", "ref": binder_ref.environment_ref(ROOT)}
 BUILD_URL = f"https://mybinder.org/build/gh/{FORK['repo']}/{FORK['ref']}"
 #: thebe keeps a Binder session in localStorage under this prefix + the build URL (thebe-core sessions.ts).
 SAVED_SESSION = f"thebe-binder-{BUILD_URL}"
@@ -46,7 +50,11 @@ PROBLEMS = ('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stder
 
 @pytest.fixture(scope="module")
 def binder_server():
-    server = binder.binder_server(binder.environment())
+    venv = binder.environment()
+    # The image as repo2docker made it (postBuild's editable package): an earlier session installed the wheel.
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "--no-deps", "-e", str(ROOT)], check=True, capture_output=True)
+    server = binder.binder_server(venv)
     yield server
     server.stop()
 
@@ -126,6 +134,56 @@ def test_every_cell_runs_and_the_slider_redraws(binder_page):
                                   timeout=RUN_TIMEOUT)
 
 
+#: Run in the live session: where its package comes from, its version and content hash (as _ext/live_code/package.py).
+PACKAGE_PROBE = """import hashlib, importlib.metadata, pathlib, selfattention
+_root = pathlib.Path(selfattention.__file__).parent
+_files = sorted((p.relative_to(_root.parent).as_posix(), p.read_bytes()) for p in _root.rglob('*')
+                if p.is_file() and '__pycache__' not in p.parts and (p.suffix == '.py' or p.name == 'py.typed'))
+_digest = hashlib.sha256()
+for _path, _data in _files:
+    _digest.update(_path.encode() + b'\\0' + hashlib.sha256(_data).digest())
+print('package', importlib.metadata.version('selfattention'), _digest.hexdigest(), _root)
+"""
+
+
+def run_in_session(page, code: str, expected: str) -> str:
+    """Run ``code`` in the page's first cell (opened as a reader opens it); its printed line holding ``expected``."""
+    probe = page.locator("div.cell").nth(0)
+    if probe.locator("details").count() and not probe.locator("details[open]").count():
+        probe.locator("details > summary").click()
+    probe.locator(".CodeMirror").evaluate("(el, src) => el.CodeMirror.setValue(src)", code)
+    probe.locator(".thebe-run-button").click()
+    output = probe.locator(STDOUT, has_text=expected)
+    output.wait_for(timeout=RUN_TIMEOUT)
+    return output.inner_text()
+
+
+def test_the_session_runs_the_package_of_the_page(binder_page, site_dir):
+    """Binder's image is binder/'s: the session installed the wheel served with the page (version, content)."""
+    page_package = json.loads((site_dir / "_static" / "live-code" / "package.json").read_text())
+    binder_page.locator("div.cell.tag_thebe-init").locator(STDOUT).wait_for(timeout=RUN_TIMEOUT)
+    _, version, digest, where = run_in_session(binder_page, PACKAGE_PROBE, "package ").split()
+    assert (version, digest) == (page_package["version"], page_package["sha256"])
+    assert "site-packages" in where and ROOT / "src" not in Path(where).parents  # the wheel, not the editable copy
+
+
+def test_a_cached_environment_launches_with_no_build(browser, site_url, binder_server):
+    """A push that changes binder/ names a new ref, built once (tests/build/test_publish.py: only binder/ changes
+    it); every later launch of that ref, after pushes of chapters or package alone, starts with no build."""
+    cache = binder.ImageCache(binder_server)
+    phases = []
+    for _ in range(2):
+        page = open_chapter(browser, site_url, binder_server, cache.stream)
+        try:
+            press_launch(page)
+            page.locator(".live-code-status[data-state=ready]").wait_for(timeout=LAUNCH_TIMEOUT)
+            assert page.hub.requests == [BUILD_URL]
+        finally:
+            page.context.close()
+        phases.append(list(cache.builds))
+    assert phases == [[FORK["ref"]], [FORK["ref"]]]  # built by the first launch, not by the second
+
+
 def defined_names(source: str) -> set[str]:
     """The top-level names a cell assigns or imports."""
     names = set()
@@ -153,13 +211,13 @@ def test_no_request_left_the_site_the_hub_and_the_server(binder_page):
 
 
 def test_a_failed_build_says_why(browser, site_url):
-    message = "Could not resolve ref for gh:reader/self-attention-fork/main. Double check your URL."
+    message = f"Could not resolve ref for gh:reader/self-attention-fork/{FORK['ref']}. Double check your URL."
     page = open_chapter(browser, site_url, stream=binder.failed_stream(message))
     try:
         press_launch(page)
         page.locator(".live-code-status[data-state=error]").wait_for(timeout=RUN_TIMEOUT)
         assert ("Could not start a live Python session on Binder (mybinder.org, "
-                "repository reader/self-attention-fork@main)") in status(page)
+                f"repository reader/self-attention-fork@{FORK['ref']})") in status(page)
         assert message in status(page)
         assert page.hub.requests == [BUILD_URL]
     finally:

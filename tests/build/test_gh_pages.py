@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from _ext.publish import binder_ref
 from tools import ROOT
 
 pytestmark = pytest.mark.slow
@@ -89,10 +90,24 @@ def test_publish_builds_the_book_for_origins_repository(clone, origin):
     git("remote", "set-url", "origin", origin, cwd=clone)
     git("checkout", "--quiet", "-b", "drafts", cwd=clone)
     done = make("publish", clone, "-n")
-    assert "BOOK_REPOSITORY=octocat/self-attention BOOK_BRANCH=drafts" in done.stdout, done.stdout + done.stderr
+    assert "BOOK_REPOSITORY=octocat/self-attention " in done.stdout, done.stdout + done.stderr
 
 
 def test_publish_refuses_an_origin_not_on_github(clone):
     done = make("publish", clone)  # origin is the bare repository
     assert done.returncode == 2
     assert "PUBLISH_REPOSITORY=owner/name" in done.stderr
+
+
+def test_push_binder_ref_tags_the_environment_once(clone, bare):
+    """Binder's ref (binder/'s hash) is pushed at this commit when origin lacks it, and then left as it is."""
+    ref = binder_ref.environment_ref(clone)
+    first = make("push-binder-ref", clone)
+    assert first.returncode == 0 and f"pushed {ref} to origin" in first.stdout, first.stdout + first.stderr
+    head = git("rev-parse", "HEAD", cwd=clone).strip()
+    assert git("rev-parse", f"refs/tags/{ref}", cwd=bare).strip() == head
+    (clone / "book" / "smoothing.md").write_text("a chapter changed\n")
+    git("commit", "--quiet", "-am", "a push of a chapter only", cwd=clone)
+    again = make("push-binder-ref", clone)
+    assert again.returncode == 0 and f"origin has {ref}" in again.stdout, again.stdout + again.stderr
+    assert git("rev-parse", f"refs/tags/{ref}", cwd=bare).strip() == head  # the tag names the image Binder built

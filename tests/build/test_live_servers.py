@@ -13,7 +13,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pty
 import re
+import select
 import signal
 import socket
 import struct
@@ -32,7 +34,7 @@ from tornado.httpclient import HTTPClientError, HTTPRequest
 from tornado.ioloop import IOLoop
 from tornado.websocket import websocket_connect
 
-from tools import ROOT
+from tools import ROOT, live
 from tools.pages_server import PagesServer
 from tools.servers import JupyterServer, StaticServer, written_port
 
@@ -188,6 +190,16 @@ def test_token_is_in_no_command_line_and_no_log(jupyter, kernel):
     assert jupyter.token not in log
 
 
+def test_no_kernel_inherits_the_token(jupyter, kernel):
+    """A cell could print its environment into the page: the kernel's holds no token (the server's settings do)."""
+    kernels = psutil.Process(jupyter.process.pid).children(recursive=True)
+    assert kernels
+    for process in kernels:
+        environment = process.environ()  # what the kernel's os.environ starts from
+        assert "JUPYTER_TOKEN" not in environment
+        assert not [name for name, value in environment.items() if jupyter.token in value]
+
+
 # ---- make live ends, and so does everything it started ----
 
 @pytest.mark.parametrize("written", ["", '{"base_url": "/", "po', '{"base_url": "/"}'])
@@ -249,3 +261,134 @@ def test_live_stops_its_server_kernels_and_runtime_folder(tmp_path, signum):
             live.kill()
         live.wait()
         live.stdout.close()
+
+
+def read_url(fd: int, timeout: float) -> tuple[str, str, str]:
+    """The site, server and token of the URL ``make live`` prints on the pseudo-terminal ``fd``."""
+    printed, deadline = b"", time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if select.select([fd], [], [], 1)[0]:
+            try:
+                printed += os.read(fd, 65536)
+            except OSError:  # EIO: every process on the terminal has ended
+                break
+            found = re.search(r"(http://127\.0\.0\.1:\d+)/\S*#jupyter=([^&\s]+)&token=(\w+)", printed.decode())
+            if found:
+                return found.group(1), unquote(found.group(2)), found.group(3)
+    raise AssertionError(f"make live printed no URL:\n{printed.decode(errors='replace')[-4000:]}")
+
+
+@pytest.mark.slow
+def test_closing_the_terminal_of_make_live_stops_everything(tmp_path):
+    """``ssh -t host make live``: the terminal's hang-up reaches only ``make``, its session's leader, which
+    waits for its children; ``tools.live`` hears it from the terminal and stops them, and ``make`` then ends."""
+    (tmp_path / "index.html").write_text("<p>book</p>")  # newer than the sources: nothing to build
+    pid, master = pty.fork()  # the child leads a new session on the pseudo-terminal
+    if pid == 0:
+        os.execvp("make", ["make", "-C", str(ROOT), "--no-print-directory", "live", f"SITE={tmp_path}"])
+    processes = []
+    try:
+        site, server, token = read_url(master, STOP_TIMEOUT)
+        assert request(f"{server}api/kernels", "POST", site, token) == 201
+        make = psutil.Process(pid)
+        processes = [make, *make.children(recursive=True)]
+        assert os.getsid(pid) == pid and make.name() == "make"
+        jupyter = next(p for p in processes if "tools.servers" in p.cmdline())
+        runtime = Path(jupyter.environ()["JUPYTER_RUNTIME_DIR"])
+        assert runtime.is_dir() and len(jupyter.children()) >= 1  # its kernel
+        assert any("tools.live" in p.cmdline() for p in processes)
+        os.close(master)  # the terminal closes: SIGHUP to make, the session's leader, only
+        master = None
+        start = time.monotonic()
+        _, alive = psutil.wait_procs(processes, timeout=STOP_TIMEOUT)
+        stopped = time.monotonic() - start
+        assert alive == [], f"still running {stopped:.0f} s after the terminal closed: {alive}"
+        assert not runtime.exists()
+        print(f"everything stopped {stopped:.2f} s after the terminal closed")
+    finally:
+        if master is not None:
+            os.close(master)
+        for process in processes:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.kill()
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+
+
+# ---- make live's build: it failed, or it was interrupted ----
+
+@pytest.fixture
+def signals():
+    """:class:`tools.live.Signals` handling this process's signals, as in ``make live``; then pytest's again."""
+    numbers = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    saved = {number: signal.getsignal(number) for number in numbers}
+    signals = live.Signals()
+    yield signals
+    for number, handler in saved.items():
+        signal.signal(number, handler)
+    if signals.build is not None and signals.build.poll() is None:  # a test that failed left it running
+        signals.build.kill()
+        signals.build.wait()
+
+
+def fake_build(ready: Path, ends_on: str) -> tuple[str, ...]:
+    """A build that touches ``ready`` and waits to be stopped by ``ends_on`` (SIGINT: as tools.build ends, 130)."""
+    return (sys.executable, "-c", "import signal, sys, time, pathlib\n"
+            "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+            f"signal.signal(signal.{ends_on}, lambda *_: sys.exit(130))\n"
+            f"pathlib.Path({str(ready)!r}).touch()\n"
+            "time.sleep(600)")
+
+
+def send_when_ready(ready: Path, signals, *numbers: int) -> threading.Thread:
+    """Send ``numbers`` to this process, each once the last was handled, after the build touched ``ready``."""
+    def send():
+        while not ready.exists():
+            time.sleep(0.05)
+        for count, number in enumerate(numbers, 1):
+            os.kill(os.getpid(), number)  # the main thread, waiting for the build, handles it
+            while len(signals.received) < count and signals.build is not None:  # handled (or the build ended)
+                time.sleep(0.01)
+    thread = threading.Thread(target=send, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize("built", [True, False])
+def test_a_failed_build_says_one_line_and_serves_the_last_good_site(tmp_path, capfd, signals, built):
+    if built:
+        (tmp_path / "index.html").write_text("<p>the last good build</p>")
+    failing = (sys.executable, "-c", "import sys; sys.exit(1)")
+    assert live.build(tmp_path, signals, failing) is built
+    err = capfd.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in err[0]
+    if built:
+        assert err[0].startswith("make live: the build failed; serving the last good site, built ")
+    else:
+        assert err[0] == "make live: the build failed, and there is no built site to serve."
+
+
+def test_ctrl_c_interrupts_the_build_and_serves_the_last_good_site(tmp_path, capfd, signals):
+    (tmp_path / "index.html").write_text("<p>the last good build</p>")
+    ready = tmp_path / "ready"
+    sender = send_when_ready(ready, signals, signal.SIGINT)
+    assert live.build(tmp_path, signals, fake_build(ready, "SIGINT")) is True
+    sender.join()
+    assert capfd.readouterr().err.startswith("make live: the build was interrupted; serving the last good site")
+    with pytest.raises(KeyboardInterrupt):  # Ctrl-C now stops the servers
+        signals.handle(signal.SIGINT, None)
+
+
+@pytest.mark.parametrize(("numbers", "ends_on"), [((signal.SIGHUP,), "SIGINT"), ((signal.SIGTERM,), "SIGINT"),
+                                                  ((signal.SIGINT, signal.SIGINT), "SIGTERM")])
+def test_a_hang_up_or_sigterm_during_the_build_stops_it_and_serves_nothing(tmp_path, capfd, signals, numbers,
+                                                                           ends_on):
+    """The build hears of it (SIGINT, then harder: one that ignores SIGINT ends on a second Ctrl-C's SIGTERM)."""
+    (tmp_path / "index.html").write_text("<p>the last good build</p>")
+    ready = tmp_path / "ready"
+    sender = send_when_ready(ready, signals, *numbers)
+    start = time.monotonic()
+    assert live.build(tmp_path, signals, fake_build(ready, ends_on)) is False
+    assert time.monotonic() - start < STOP_TIMEOUT  # the build was stopped, not waited for (it sleeps 600 s)
+    sender.join()
+    assert "serving" not in capfd.readouterr().err

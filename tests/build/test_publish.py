@@ -1,4 +1,4 @@
-"""``_ext/publish``: the repository and branch come from the environment, the PDF link only with a PDF.
+"""``_ext/publish``: the repository from the environment, Binder's ref from ``binder/``, the PDF link with a PDF.
 
 Each case builds a one-page notebook with the book's own configuration
 (``_config.yml`` through jupyter-book's configuration, so the real theme
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from jupyter_book.config import get_final_config
 from sphinx.application import Sphinx
 from sphinx.errors import ConfigError
 
-from _ext.publish import pdf, repository
+from _ext.publish import binder_ref, pdf, repository
 from tools import ROOT, workcopy
 
 NOTEBOOK = workcopy.NOTEBOOK_HEADER + """# A chapter
@@ -27,7 +28,7 @@ NOTEBOOK = workcopy.NOTEBOOK_HEADER + """# A chapter
 print(6 * 7)
 ```
 """
-ENV = (repository.REPOSITORY_ENV, repository.BRANCH_ENV, pdf.PDF_ENV)
+ENV = (repository.REPOSITORY_ENV, pdf.PDF_ENV)
 
 
 def book_config() -> dict:
@@ -62,12 +63,13 @@ def live_code_config(page: str) -> dict:
 
 
 @pytest.mark.slow  # builds a page with live_code, which serves thebe from node_modules (make assets)
-def test_a_published_book_launches_binder_from_its_repository_and_branch(tmp_path, monkeypatch):
-    page = build(tmp_path, monkeypatch, BOOK_REPOSITORY="forker/self-attention-fork", BOOK_BRANCH="drafts")
+def test_a_published_book_launches_binder_from_its_repository_and_environment(tmp_path, monkeypatch):
+    page = build(tmp_path, monkeypatch, BOOK_REPOSITORY="forker/self-attention-fork")
     config = live_code_config(page)
-    assert (config["repo"], config["ref"]) == ("forker/self-attention-fork", "drafts")
+    ref = binder_ref.environment_ref(ROOT)
+    assert (config["repo"], config["ref"]) == ("forker/self-attention-fork", ref)
     # sphinx-book-theme's plain Binder link (notebook_interface: classic opens tree/<source>).
-    assert "https://mybinder.org/v2/gh/forker/self-attention-fork/drafts?urlpath=tree/index.md" in page
+    assert f"https://mybinder.org/v2/gh/forker/self-attention-fork/{ref}?urlpath=tree/index.md" in page
 
 
 @pytest.mark.slow  # builds a page with live_code, which serves thebe from node_modules (make assets)
@@ -85,10 +87,34 @@ def test_a_malformed_repository_is_refused_by_name(value):
         repository.repository_from_env({repository.REPOSITORY_ENV: value})
 
 
-def test_a_malformed_branch_is_refused_by_name():
-    with pytest.raises(ConfigError, match="BOOK_BRANCH"):
-        repository.repository_from_env({repository.REPOSITORY_ENV: "a/b", repository.BRANCH_ENV: "no..dots"})
-    assert repository.repository_from_env({repository.REPOSITORY_ENV: "a/b"}) == ("a/b", "main")
+def copy_tree(tmp_path: Path) -> Path:
+    """A copy of the repository's ``binder/``, ``book/`` and ``src/``."""
+    for name in ("binder", "book", "src"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    return tmp_path
+
+
+def test_binders_ref_changes_with_binder_only(tmp_path):
+    """A push that changes only the chapters or the package launches Binder's cached image; binder/ a new one."""
+    tree = copy_tree(tmp_path)
+    ref = binder_ref.environment_ref(tree)
+    assert ref == binder_ref.environment_ref(ROOT) and re.fullmatch(r"binder-[0-9a-f]{16}", ref)
+    for changed in ("book/smoothing.md", "src/selfattention/__init__.py"):
+        with (tree / changed).open("a") as file:
+            file.write("\n# a push of this file only\n")
+        assert binder_ref.environment_ref(tree) == ref
+    refs = {ref}
+    for changed in sorted((tree / "binder").iterdir()):  # each file of binder/ names the environment
+        with changed.open("a") as file:
+            file.write("\n")
+        assert binder_ref.environment_ref(tree) not in refs, changed.name
+        refs.add(binder_ref.environment_ref(tree))
+    (tree / "binder" / "start").write_text("#!/bin/bash\nexec \"$@\"\n")  # a file added to binder/
+    assert binder_ref.environment_ref(tree) not in refs
+
+
+def test_a_well_formed_repository_is_taken():
+    assert repository.repository_from_env({repository.REPOSITORY_ENV: " a/b "}) == "a/b"
 
 
 def test_the_repository_is_named_only_by_the_environment():

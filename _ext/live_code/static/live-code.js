@@ -198,6 +198,19 @@
     });
   }
 
+  /** Binder's image holds binder/ only: the session installs the package this site was built with
+   *  (_ext/live_code/package.py), from the site's own address, before any cell runs. */
+  async function installPackage(session) {
+    const response = await fetch(ASSETS + "package.json");
+    if (!response.ok) throw new Error(`the site has no package.json for its package (HTTP ${response.status})`);
+    const info = await response.json();
+    const wheel = new URL(info.wheel, ASSETS).href;
+    const code = "import subprocess as _s, sys as _y\n_s.run([_y.executable, '-m', 'pip', 'install', '--quiet', " +
+      `'--no-deps', '--no-index', '--force-reinstall', ${JSON.stringify(wheel)}], check=True)\ndel _s, _y`;
+    const reply = await session.kernel.requestExecute({ code: code, silent: true, store_history: false }).done;
+    if (reply.content.status !== "ok") throw new Error(`the session could not install ${info.wheel}`);
+  }
+
   /** A server not on this computer is used only if the reader, told its host, agrees. */
   function confirmedByReader(source) {
     return window.confirm(`This link asks the page to run its code on the Jupyter server at ${source.host}, ` +
@@ -225,6 +238,7 @@
       prepareCells();
       const result = await window.thebe.bootstrap(thebeOptions(config, source));
       if (!result.session) throw new Error("the server started no live session");
+      if (source.mode === "binder") await installPackage(result.session);
       setStatus("ready", `Connected: live session (${config.kernelName}) on ${where(source, config)}. ` +
         "Edit any cell and press run.");
       runInitCells();
