@@ -176,6 +176,7 @@ HUGE_COUNT_IS_VALID = {
     "memory.limit-nbytes": "a memory limit: it allocates nothing",
     "bias_variance.ErrorParts-draws": "how many draws made results already computed",
     "leave_one_out.loo_choices-seeds": "a seed",
+    "studies.induction_reach.drop_starts-seeds": "a seed",
     "noise_and_samples.plot_samples-sample_counts": "numbers to plot",
     "power_laws.plot_power_laws-ns": "numbers to plot",
     "figures.multihead.plot_error_laws-ns": "numbers to plot",
