@@ -16,6 +16,7 @@ from selfattention import circuit_learning as cl
 from selfattention import induction, tokens, training
 from selfattention.interactive import circuit_data
 from selfattention.studies import induction as si
+from selfattention.studies import induction_reach as reach
 
 #: Three symbols, sequences of four tokens (two halves of two), a stream of width 12.
 VOC = 3
@@ -133,6 +134,19 @@ def _study_calls() -> list:
                                              "half": c}),
         Call("studies.induction.steepest_drop", si.steepest_drop, {"losses": [3.0, 3.0, 1.0, 1.0], "window": 2},
              {"losses": "array", "window": c}),
+        Call("studies.induction_reach.knockout_by_vocabulary", reach.knockout_by_vocabulary,
+             {"vocabularies": [2, 3], "half": 2, "count": 2, "rng": 1},
+             {"vocabularies": "counts", "half": c, "count": c, "rng": "rng"}),
+        Call("studies.induction_reach.accuracy_by_half", reach.accuracy_by_half,
+             {"halves": [2, 3], "vocabulary": VOC, "rows": 4, "rng": 1},
+             {"halves": "counts", "vocabulary": c, "rows": c, "rng": "rng"}),
+        Call("studies.induction_reach.match_weight", reach.match_weight,
+             {"vocabulary": VOC, "length": 5, "margin": 8.0}, {"vocabulary": c, "length": c, "margin": "positive"}),
+        Call("studies.induction_reach.knockout_along_training", reach.knockout_along_training,
+             {"checkpoints": FIT.checkpoints, "sequences": SEQS, "vocabulary": VOC, "half": 2},
+             {"checkpoints": "mapping", "sequences": t, "vocabulary": c, "half": c}),
+        Call("studies.induction_reach.drop_starts", reach.drop_starts, {"seeds": [1], "steps": 2, "window": 1},
+             {"seeds": "counts", "steps": c, "window": c}),
     ]
 
 

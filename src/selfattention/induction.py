@@ -6,7 +6,7 @@ stream (:class:`~selfattention.tokens.Stream`). A :class:`Layer` is the pair.
 
 Layer 1, the previous-token head, is the offset head of
 :func:`~selfattention.head.gaussian_head_weights` at
-:math:`\delta = -1 / (N - 1)`, one token back, read from the position
+:math:`\delta = -1 / N` (:math:`N` tokens after the start marker), one token back, read from the position
 subspace, with a temperature so small that row :math:`i` puts nearly all its
 weight on row :math:`i - 1`. Its values read the token subspace and its
 :math:`W_O` writes them into the ``previous`` subspace: row :math:`i` of the
@@ -89,16 +89,16 @@ def previous_token_layer(vocabulary, n_positions, margin=MARGIN) -> Layer:
     r"""Layer 1: the offset head one token back, writing the symbol it finds.
 
     Its scores are :math:`-(p_i + \delta - p_j)^2` with
-    :math:`\delta = -1/(N-1)`, from the position rows of
+    :math:`\delta = -1/N`, from the position rows of
     :func:`~selfattention.head.gaussian_head_weights`, and its temperature
-    is :math:`\tau = (1/(N-1))^2 / \text{margin}`: the keys on either side
+    is :math:`\tau = (1/N)^2 / \text{margin}`: the keys on either side
     of :math:`i - 1` score ``margin`` less, once scaled.
 
     Parameters
     ----------
     vocabulary : int
     n_positions : int
-        ``N``, the start marker and the tokens.
+        The rows, :math:`N + 1`: the start marker and the :math:`N` tokens.
     margin : float
         ``> 0``.
 

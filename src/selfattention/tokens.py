@@ -2,13 +2,13 @@ r"""Token sequences, and the residual stream that carries them through layers.
 
 A token is a symbol of a vocabulary of ``d_vocab`` symbols, numbered
 ``0 .. d_vocab - 1`` (shown as the letters ``a, b, c, ...``). A sequence of
-``n`` tokens becomes ``N = n + 1`` rows of the residual stream: the first
+``N`` tokens become ``N + 1`` rows of the residual stream: the first
 row is the start marker, which holds no symbol, then one row per token.
 Row ``i`` is the concatenation of four subspaces (:class:`Stream`):
 
 - ``token``: the symbol, one-hot, :math:`o_i` (zero for the start marker);
 - ``position``: the book's position features ``[p, p**2, 1]``, with
-  :math:`p_i = i / (N - 1)` for rows :math:`i = 0 .. N - 1` (the start
+  :math:`p_i = i / N` for rows :math:`i = 0 .. N`, :math:`N` tokens (the start
   marker's row 0 at 0), centred on 0 as the heads centre them
   (:func:`~selfattention.head.centre_positions`);
 - ``previous`` and ``prediction``: zero when the stream starts; the layers
@@ -79,21 +79,21 @@ class Stream:
 
 
 def positions(n_positions) -> np.ndarray:
-    r"""The positions :math:`p_i = i / (N - 1)` of ``N`` rows ``i = 0 .. N - 1``, centred.
+    r"""The positions :math:`p_i = i / N` of the rows :math:`i = 0 .. N` (``n_positions`` :math:`= N + 1`), centred.
 
     Parameters
     ----------
     n_positions : int
-        ``N >= 2``: the start marker and the tokens.
+        ``>= 2``: the start marker and the tokens, :math:`N + 1` rows.
 
     Returns
     -------
-    ndarray, shape (N,)
+    ndarray, shape (N + 1,)
         ``p_i - 1/2``, from ``-1/2`` to ``1/2``.
     """
     n = as_count(n_positions, "n_positions", minimum=2)
     memory.require(16 * n, "n_positions", f"{n} positions")
-    return centre_positions(np.linspace(0.0, 1.0, n))  # (N,)
+    return centre_positions(np.linspace(0.0, 1.0, n))  # (N + 1,)
 
 
 def residual_stream(tokens, vocabulary) -> np.ndarray:
@@ -170,8 +170,8 @@ def periodic_sequences(count, length, periods, vocabulary, *,
                        rng=None) -> np.ndarray:
     """Random sequences that repeat with a period drawn from ``periods``.
 
-    Each sequence draws its period ``h`` uniformly from ``periods``, then
-    ``h`` random tokens, repeated until ``length`` tokens.
+    Each sequence draws its period uniformly from ``periods``, then that
+    many random tokens, repeated until ``length`` tokens.
 
     Parameters
     ----------

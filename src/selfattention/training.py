@@ -1,7 +1,10 @@
 r"""Training a head's projections: gradient descent and Adam, written out.
 
-Each step moves ``W_Q`` and ``W_K`` against the gradient of the head's loss
-(:func:`~selfattention.learning.backprop`). Plain gradient descent steps by
+Each step moves the projections against the gradient of the loss: ``W_Q``
+and ``W_K`` of one head (:func:`fit_head`, the gradient of
+:func:`~selfattention.learning.backprop`), or ``W_Q``, ``W_K``, ``W_V`` and
+``W_O`` of every layer of a circuit (:func:`fit_circuit`, the gradient of
+:func:`~selfattention.circuit_learning.circuit_backprop`). Plain gradient descent steps by
 :math:`\eta` times the gradient. Adam keeps, for every entry :math:`\theta`,
 running means of its gradient and of the gradient's square, at step :math:`t`
 

@@ -18,6 +18,7 @@ from selfattention import defaults, induction, tokens, training
 from selfattention.core import softmax
 from selfattention.head import gaussian_head_weights
 from selfattention.studies import induction as study
+from selfattention.studies import induction_reach as reach
 from selfattention.tokens import Stream
 
 STEM = "heads-together"
@@ -46,14 +47,18 @@ def test_the_vocabulary_is_the_letters_and_the_stream_has_four_subspaces(chapter
     assert not ns["X"][0, s.token].any(), "the start marker holds no symbol"
 
 
-def test_row_i_is_token_i_at_position_i_over_n_minus_one(chapter):
-    """Row 0 is the start marker; row i holds token i (o_i, one-hot) at p_i = i / (N - 1), centred."""
-    ns = chapter.namespace
+def test_row_i_is_token_i_at_position_i_over_n(chapter):
+    """N tokens, N + 1 rows: row 0 is the start marker; row i holds token i (o_i, one-hot) at p_i = i / N, and the
+    stream holds p_i - 1/2, in [-1/2, 1/2]. N counts the tokens, as on the notation page."""
+    ns, g = chapter.namespace, chapter.glued
     X, example, s = ns["X"], ns["example"], Stream(26)
-    N = X.shape[0]
+    N = len(example)
+    assert X.shape[0] == N + 1 and g["heads-tokens"] == N == 2 * g["heads-half"]
     np.testing.assert_array_equal(X[1:, s.token].argmax(axis=1), example)
-    assert_close(X[:, s.position][:, 0] + 0.5, np.arange(N) / (N - 1), rounding(2))
-    assert "p_i = i/(N - 1)" in source(STEM) and "(i - 1)/(N - 1)" not in source(STEM)
+    assert_close(X[:, s.position][:, 0] + 0.5, np.arange(N + 1) / N, rounding(2))
+    assert X[:, s.position][:, 0].min() == -0.5 and X[:, s.position][:, 0].max() == 0.5
+    text = source(STEM)
+    assert "p_i = i/N" in text and "N - 1" not in text and "N-1" not in text
 
 
 def test_each_layer_adds_its_output_to_the_stream(chapter):
@@ -65,14 +70,15 @@ def test_each_layer_adds_its_output_to_the_stream(chapter):
 
 
 def test_each_layer_adds_its_weights_times_its_values_times_w_o(chapter):
-    """X^(k) = X^(k-1) + A^(k) X^(k-1) W_V^(k) W_O^(k): the superscript numbers the layer, one head each. The
-    notation page's head_1, ..., head_M are the heads of one layer, so the chapter writes no head_k for a layer."""
+    """X^[k] = X^[k-1] + A^[k] X^[k-1] W_V^[k] W_O^[k]: the bracketed superscript numbers the layer, one head each.
+    The notation page's head_1, ..., head_M are the heads of one layer, so the chapter writes no head_k for a
+    layer, nor a parenthesised superscript, which numbers the heads of one layer."""
     ns = chapter.namespace
     run = ns["run"]
     for k, layer in enumerate(ns["layers"]):
         X, A = run.streams[k], run.weights[k]
         assert_close(run.streams[k + 1], X + A @ X @ layer.head.W_V @ layer.W_O, rounding(4 * X.shape[0], 1))
-    assert "\\text{head}_" not in source(STEM)
+    assert "\\text{head}_" not in source(STEM) and "^{(" not in source(STEM)
 
 
 # --- the previous-token head ------------------------------------------------------------------
@@ -190,9 +196,56 @@ def test_knocking_out_the_first_layer_makes_every_key_score_the_same(chapter):
     N = seqs.shape[1] + 1
     assert_close(A[1], np.tril(np.ones((N, N))) / np.arange(1, N + 1)[:, None], softmax_rtol(N))
     assert g["heads-knocked-repeat"] < 20 and g["heads-knocked-repeat"] == 100 * ns["knocked"][1]
-    # Neither head alone predicts: the first layer alone writes nothing into the prediction subspace.
+    # The first layer alone predicts nothing: it writes nothing into the prediction subspace, so every row
+    # predicts the first letter, right by chance.
     first_only = study.accuracy(hand[:1], ns["sequences"], 26, 6)[1]
-    assert first_only < 1 / 26 + 4 * sd_of_share(1 / 26, 5 * 2000)
+    assert abs(first_only - 1 / 26) < 4 * sd_of_share(1 / 26, 5 * 2000)
+    # The second alone beats chance (it predicts the most frequent letter so far): 5 x 2000 rows of the repeat,
+    # so 4 standard deviations of a share near 1/26 are under 1 point.
+    assert g["heads-knocked-repeat"] / 100 > 1 / 26 + 4 * sd_of_share(1 / 26, 5 * 2000)
+    # ... and on the row just before the repeat (2000 rows), far above chance.
+    before = g["heads-knocked-before-repeat"]
+    assert before == 100 * ns["alone"][:, 6].mean() == g["ex-heads-live-before-repeat"]
+    assert before / 100 > 1 / 26 + 4 * sd_of_share(1 / 26, 2000)
+
+
+def test_the_second_head_alone_keeps_most_of_the_accuracy_when_the_vocabulary_is_small(chapter):
+    """The claim that the composition is what finds the repeat holds when the half is much shorter than the
+    vocabulary: with two letters the second head alone keeps most of the accuracy, with 26 it keeps little."""
+    g, ns = chapter.glued, chapter.namespace
+    assert [g["heads-few-0"], g["heads-few-1"]] == ns["few"] == [2, 3]
+    both, knocked = reach.knockout_by_vocabulary([2, 3], 6, 2000, rng=defaults.SEED + 7)
+    assert [g["heads-few-both-0"], g["heads-few-both-1"]] == list(100 * both)
+    assert [g["heads-few-knocked-0"], g["heads-few-knocked-1"]] == list(100 * knocked)
+    assert g["heads-few-chance-0"] == 50.0 and g["heads-few-chance-1"] == pytest.approx(100 / 3)
+    # 10,000 rows each: a share's standard deviation is under half a point.
+    assert knocked[0] > 0.8 * both[0] and knocked[0] > 0.5 + 4 * sd_of_share(0.5, 10_000)
+    assert knocked[1] > 1 / 3 + 4 * sd_of_share(1 / 3, 10_000)
+    assert g["heads-knocked-repeat"] < 0.2 * g["heads-repeat"]
+
+
+def test_the_reach_of_the_circuit_falls_with_the_half_and_the_weight_of_a_match_with_n(chapter):
+    g, ns = chapter.glued, chapter.namespace
+    halves = [g[f"heads-long-half-{k}"] for k in range(3)]
+    assert halves == ns["halves_tried"] == [6, 30, 100]
+    repeat = [g[f"heads-long-repeat-{k}"] for k in range(3)]
+    ambiguous = [g[f"heads-long-ambiguous-{k}"] for k in range(3)]
+    assert repeat == list(100 * ns["by_half"]) and ambiguous == list(100 * ns["ambiguous_by_half"])
+    # At least 5000 rows each: the accuracies' standard deviations are under 0.8 points.
+    assert abs(repeat[0] - g["heads-repeat"]) < 3 and repeat[0] > repeat[1] + 20 > repeat[2] + 40
+    assert ambiguous[0] < 25 < 60 < ambiguous[1] < 90 < ambiguous[2]
+    margin = induction.MARGIN
+    assert g["heads-match-n"] == 12 and g["heads-match-long-n"] == 2000
+    assert g["heads-match-formula"] == np.exp(margin) / (np.exp(margin) + 12)
+    assert g["heads-match-long"] == np.exp(margin) / (np.exp(margin) + 2000)
+    # The circuit's own weight: the first layer's rows are not exactly one-hot, each key's score is off the
+    # formula's by about exp(-margin) of the margin, so the weight is within a percent of the formula's.
+    assert g["heads-match-long-run"] == pytest.approx(g["heads-match-long"], rel=0.01)
+    assert reach.match_weight(26, 12) == pytest.approx(g["heads-match-formula"], rel=0.01)
+    # "A margin that grows with log N" keeps it: margin + log N gives exp(margin) / (exp(margin) + 1) at any N.
+    for n in (12, 2000):
+        assert reach.match_weight(26, n, margin + np.log(n)) == pytest.approx(
+            np.exp(margin) / (np.exp(margin) + 1), rel=0.01)
 
 
 def test_the_accuracy_figure_draws_both_circuits(chapter):
@@ -268,8 +321,15 @@ def test_training_starts_from_a_uniform_guess_and_falls_from_the_first_steps(cha
     assert abs(g["heads-loss-start"] - np.log(26)) < 0.1 and g["heads-log-vocab"] == np.log(26)
     means = fit.losses[:100].reshape(5, 20).mean(axis=1)
     assert np.all(np.diff(means) < 0), "no plateau: every 20 steps lower than the last"
+    loss_panel = re.search(r":name: fig-heads-training\n:alt: (.+)", source(STEM))[1].split("Right,")[0]
+    assert "falling from the first steps" in loss_panel and "slowly" not in loss_panel, "alt: it falls at once"
     assert g["heads-loss-first"] == means[0] and g["heads-loss-second"] == means[1]
-    assert g["heads-drop-end"] == g["heads-drop-start"] + 40
+    # The two windows of 20 steps: losses[start .. start + 19] and losses[start + 20 .. start + 39].
+    start, w = g["heads-drop-start"], g["heads-window"]
+    assert (g["heads-drop-first-end"], g["heads-drop-second"], g["heads-drop-end"]) == (
+        start + w - 1, start + w, start + 2 * w - 1)
+    assert g["heads-drop-before"] == pytest.approx(fit.losses[start:start + w].mean(), rel=1e-12)
+    assert g["heads-drop-after"] == pytest.approx(fit.losses[start + w:start + 2 * w].mean(), rel=1e-12)
     assert g["heads-drop-before"] - g["heads-drop-after"] > 0.2
     assert g["heads-drop-start"] <= g["heads-prefix-half-step"] <= g["heads-drop-end"]
     # "passes one half between steps a and b", measured every b - a steps: below at a, at or above at b.
@@ -282,6 +342,41 @@ def test_training_starts_from_a_uniform_guess_and_falls_from_the_first_steps(cha
     after = tracked.repeat[tracked.steps >= g["heads-drop-end"]][0]
     assert before < 0.5 < after, "the accuracy on the repeat climbs with the prefix-matching score"
     assert g["heads-loss-end"] > g["heads-loss-floor"] == pytest.approx(5 / 12 * np.log(26))
+
+
+def test_the_steepest_fall_is_one_runs_and_other_seeds_put_it_elsewhere(chapter):
+    g, ns = chapter.glued, chapter.namespace
+    starts = ns["starts"]
+    assert g["heads-drop-seeds"] == len(ns["seeds"]) == len(starts) == 4
+    assert g["heads-drop-starts"] == ", ".join(map(str, starts))
+    assert g["heads-drop-start"] not in set(starts), "the other runs' falls start elsewhere"
+    assert len(set(starts)) > 1
+
+
+def test_knocking_out_the_learned_first_layer_along_training_shows_the_composition_forming(chapter):
+    """Before, during and after the steepest fall: the second layer alone gains little; what it gets through the
+    first layer grows from a few points to most of the accuracy."""
+    g, ns = chapter.glued, chapter.namespace
+    at, both, knocked = ns["at"], ns["with_first"], ns["without_first"]
+    np.testing.assert_array_equal(at, ns["tracked"].steps)
+    np.testing.assert_array_equal(both, ns["tracked"].repeat)  # the same measure, whole
+    k = int(np.flatnonzero(at == 100)[0])
+    weights, held_out = ns["fit"].checkpoints[100], ns["sequences"][:200]
+    assert knocked[k] == study.accuracy(weights, held_out, 26, 6, knocked_out=[0])[1]
+    steps = [g[f"heads-ablate-{name}-step"] for name in ("before", "during", "after")]
+    start, end = g["heads-drop-start"], g["heads-drop-end"]
+    assert steps[0] <= start < steps[1] <= end < steps[2] and steps[2] - steps[0] <= 80
+    for name, step in zip(("before", "during", "after"), steps, strict=True):
+        j = int(np.flatnonzero(at == step)[0])
+        assert g[f"heads-ablate-{name}-both"] == 100 * both[j]
+        assert g[f"heads-ablate-{name}-knocked"] == 100 * knocked[j]
+    gain = {name: g[f"heads-ablate-{name}-both"] - g[f"heads-ablate-{name}-knocked"] for name in ("before", "after")}
+    for name in gain:  # 100 (a - b) against 100 a - 100 b: rounding of numbers below 100, some 1e-14
+        assert g[f"heads-ablate-{name}-gain"] == pytest.approx(gain[name], rel=0, abs=1e-12)
+    # 200 sequences, 1000 rows of the repeat: a share's standard deviation is at most 1.6 points.
+    assert gain["before"] < 30 and gain["after"] > 60 and gain["after"] > 3 * gain["before"]
+    assert g["heads-ablate-after-knocked"] - g["heads-ablate-before-knocked"] < 15, "alone it gains little"
+    assert g["heads-ablate-during-both"] - g["heads-ablate-during-knocked"] > gain["before"]
 
 
 def test_training_is_deterministic(chapter):
@@ -406,7 +501,7 @@ def test_exercise_the_first_layer_knocked_out(chapter):
 
 def test_exercise_a_longer_sequence(chapter):
     g = chapter.glued
-    assert g["ex-heads-open-rows"] == 2 * g["ex-heads-open-half"] + 1 == 21
+    assert g["ex-heads-open-tokens"] == 2 * g["ex-heads-open-half"] == 20
     assert g["ex-heads-open-ambiguous"] > g["heads-ambiguous"]
     assert g["ex-heads-open-prev"] < g["heads-learned-prev"]
     assert g["ex-heads-open-learned-once"] < g["heads-learned-once"] - 2

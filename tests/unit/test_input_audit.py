@@ -214,6 +214,7 @@ HUGE_COUNT_IS_VALID = {
     "work.work_limit-pairs": "a work limit: it computes nothing",
     "bias_variance.ErrorParts-draws": "how many draws made results already computed",
     "leave_one_out.loo_choices-seeds": "a seed",
+    "studies.induction_reach.drop_starts-seeds": "a seed",
     "noise_and_samples.plot_samples-sample_counts": "numbers to plot",
     "power_laws.plot_power_laws-ns": "numbers to plot",
     "figures.multihead.plot_error_laws-ns": "numbers to plot",

@@ -9,12 +9,12 @@ and switches: the heads' sharpness (the ``margin`` of
 knock-out of the first head. It computes what :func:`circuit_run` computes
 here, from the formulas of the package:
 
-* the stream's positions :math:`p_i = (i - 1)/(N - 1) - 1/2` (row 0 the
+* the stream's positions :math:`p_i - 1/2`, :math:`p_i = i/N` for :math:`N` tokens (row 0 the
   start marker, :func:`~selfattention.tokens.positions`);
-* layer 1's scaled scores :math:`-(p_i + \delta - p_j)^2 / \tau^{(1)}`,
-  :math:`\delta = -1/(N-1)`, :math:`\tau^{(1)} = \delta^2 / \text{margin}`,
+* layer 1's scaled scores :math:`-(p_i + \delta - p_j)^2 / \tau^{[1]}`,
+  :math:`\delta = -1/N`, :math:`\tau^{[1]} = \delta^2 / \text{margin}`,
   its output the symbols :math:`o_j` it averages, written in ``previous``;
-* layer 2's scaled scores :math:`o_i \cdot x_{j,\text{previous}}^{(1)}
+* layer 2's scaled scores :math:`o_i \cdot x_{j,\text{previous}}^{[1]}
   \cdot \text{margin}`, its output the symbols it averages, the prediction.
 """
 

@@ -154,7 +154,7 @@ def composed_scores(weights, vocabulary) -> np.ndarray:
     Entry ``(a, b)``: the score layer 2 gives, from a query holding symbol
     ``a`` (:math:`o_i`), to what layer 1 writes when it reads symbol ``b``
     alone (:math:`o_{j-1}`, the key's predecessor),
-    :math:`o_i W_Q^{(2)} W_K^{(2)\top} (o_{j-1} W_V^{(1)} W_O^{(1)})^\top`.
+    :math:`o_i W_Q^{[2]} W_K^{[2]\top} (o_{j-1} W_V^{[1]} W_O^{[1]})^\top`.
     The hand-built circuit's is the margin times the identity.
 
     Parameters
@@ -184,7 +184,7 @@ def positional_shortcut(vocabulary, half, margin=8.0) -> Layer:
     r"""One head that predicts a repeat of ``half`` tokens by position alone.
 
     The offset head of :func:`~selfattention.head.gaussian_head_weights` at
-    :math:`\delta = -(\text{half} - 1)/(N - 1)`, :math:`N = 2\,\text{half} + 1`,
+    :math:`\delta = -(\text{half} - 1)/N`, :math:`N = 2\,\text{half}` tokens,
     copying the symbol it finds into ``prediction``: on a repeat of that
     length the row ``half - 1`` back follows the same symbol half a sequence
     earlier.
