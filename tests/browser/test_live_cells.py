@@ -47,7 +47,7 @@ SETTLED = """() => {
 #: Open the solutions (closed <details>) a cell is in, as a reader does to reach its Run button.
 OPEN_FOLDS = "el => { for (let d = el.closest('details'); d; d = d.parentElement.closest('details')) d.open = true; }"
 #: The cell is in an end state, and nothing runs or waits on the page.
-ENDED = """el => ['ran', 'failed', 'not-run'].includes(el.dataset.liveState)
+ENDED = """el => ['ran', 'edited', 'failed', 'not-run'].includes(el.dataset.liveState)
   && !document.querySelector('div.cell[data-live-state=running], div.cell[data-live-state=waiting]')"""
 
 
@@ -83,13 +83,21 @@ def run(page, index: int, timeout: int = RUN_TIMEOUT) -> str:
     return cell.get_attribute("data-live-state")
 
 
+def failures(page) -> list[str]:
+    """The cells' state lines and error lines, to say why a run did not end as expected."""
+    return page.evaluate("""() => [...document.querySelectorAll('.live-cell-state, .live-cell-error-line')]
+        .map(el => el.textContent).filter(t => !/: (ran|not run)/.test(t))""")
+
+
 def set_source(page, index: int, source: str) -> None:
     cells(page).nth(index).locator(".CodeMirror").evaluate("(el, src) => el.CodeMirror.setValue(src)", source)
 
 
 def quoted_live(page, index: int) -> dict[str, str]:
     """``name = value`` lines that the left-out cells after cell ``index`` printed live."""
-    text = cells(page).nth(index).locator(".live-cell-quoted").text_content()
+    quoted = cells(page).nth(index).locator(".live-cell-quoted")
+    assert quoted.count() == 1, "nothing printed under the cell: the numbers the text quotes are missing"
+    text = quoted.text_content()
     return dict(re.findall(r"^([\w-]+) = (.+)$", text, re.M))
 
 
@@ -121,7 +129,7 @@ def test_the_last_cell_run_first_runs_what_it_needs_and_prints_what_the_text_quo
         # The set-up, folded under its toggle, has run; the last cell has not, and says so in words.
         assert cells(page).nth(0).locator(".live-cell-state").text_content().startswith("Cell 1 (set-up): ran in ")
         assert cells(page).nth(count - 1).locator(".live-cell-state").text_content() == f"Cell {count}: not run"
-        assert run(page, count - 1, timeout=RUN_ALL_TIMEOUT) == "ran"
+        assert run(page, count - 1, timeout=RUN_ALL_TIMEOUT) == "ran", failures(page)
         assert page.evaluate(STATES) == ["ran"] * count  # every cell above ran, in order, before it
         assert page.locator(".live-cell-error").count() == 0
         assert "NameError" not in page.locator("article").text_content()
@@ -131,6 +139,34 @@ def test_the_last_cell_run_first_runs_what_it_needs_and_prints_what_the_text_quo
         assert page.external_requests == []
     finally:
         page.context.close()
+
+
+#: (sources of the cells above, a name, the index of the cell that defines it or -1): what the NameError offer reads.
+DEFINITIONS = [
+    (["import numpy as np"], "np", 0),
+    (["from selfattention import cost, defaults, memory", "x = cost"], "cost", 0),
+    (["from selfattention.studies import induction as study"], "study", 0),
+    (["from m.figures import (\n    plot_a,\n    plot_b,\n)\nz = 1"], "plot_b", 0),
+    (["from m.figures import (\n    plot_a,\n)\nplot_b(1)"], "plot_b", -1),
+    (["a, b = 1, 2", "b = 3"], "b", 1),
+    (["f(a, b=1)"], "b", -1),
+    (["fit = training.fit_circuit(\n    batches, learning_rate=study.LEARNING_RATE,\n)"], "learning_rate", -1),
+    (["fit = training.fit_circuit(\n    batches)"], "fit", 0),
+    (["for i in range(n):\n    pass"], "n", -1),
+    (["for i, x in enumerate(n):\n    pass"], "x", 0),
+    (["if x == 1:\n    pass", "y = x  # x = 1", "x.attr = 3"], "x", -1),
+    (["def deep(n):\n    return 1"], "deep", 0),
+    (["with open(p) as handle:\n    pass"], "handle", 0),
+]
+
+
+def test_a_name_is_found_where_a_cell_above_defines_it(page, site_url):
+    """No kernel needed: live-cells.js's reading of the cells above, on cases the chapters have and traps."""
+    page.goto(f"{site_url}/book/smoothing.html")
+    page.add_script_tag(url=f"{site_url}/_static/live-cells.js")
+    found = page.evaluate("cases => cases.map(([sources, name]) => window.liveCells.definingSource(sources, name))",
+                          [[sources, name] for sources, name, _ in DEFINITIONS])
+    assert found == [expected for *_, expected in DEFINITIONS]
 
 
 @pytest.fixture(scope="module")
@@ -178,13 +214,19 @@ def test_the_toolbar_wears_the_theme_colours(cost_page):
 
 
 def test_a_cell_that_takes_seconds_shows_them(cost_page):
+    """Run with Shift-Enter in its editor, as with its button: the same rule, the same state line."""
     with edited(cost_page, 1, "import time\ntime.sleep(3.5)"):
         state = cells(cost_page).nth(1).locator(".live-cell-state")
-        cells(cost_page).nth(1).locator(".live-cell-run").click()
+        cells(cost_page).nth(1).locator(".CodeMirror").evaluate("el => el.CodeMirror.focus()")
+        cost_page.keyboard.press("Shift+Enter")
         cost_page.wait_for_function("el => /^Cell 2: running… [1-9][0-9.]* s$/.test(el.textContent)",
                                     arg=state.element_handle(), timeout=RUN_TIMEOUT)
         cost_page.wait_for_function("el => el.textContent.startsWith('Cell 2: ran in ')",
                                     arg=state.element_handle(), timeout=RUN_TIMEOUT)
+    # Its own source back: what it holds has not run, and runs again before the cell below it.
+    assert state.text_content() == "Cell 2: edited since it ran"
+    assert run(cost_page, 2) == "ran"
+    assert state.text_content().startswith("Cell 2: ran in ")
 
 
 def test_an_error_shows_its_last_line_first_and_fits_a_phone(cost_page):
@@ -205,7 +247,7 @@ def test_a_name_error_for_a_name_above_offers_to_run_the_cells_above(cost_page):
     last = cells(cost_page).count() - 1
     assert "cost.exact_cost" in source_of(cost_page, 1)
     with edited(cost_page, last, "del cost  # the set-up's import, gone"):
-        assert run(cost_page, last, timeout=RUN_ALL_TIMEOUT) == "ran"
+        assert run(cost_page, last, timeout=RUN_ALL_TIMEOUT) == "ran", failures(cost_page)
         assert run(cost_page, 1) == "failed"
     error = cells(cost_page).nth(1).locator(".live-cell-error")
     assert error.locator(".live-cell-error-line").inner_text() == "NameError: name 'cost' is not defined"

@@ -11,7 +11,8 @@
  *   right after the shown cell before them, and what they print, the numbers the text quotes,
  *   appears under that cell.
  * - Each cell shows its state in words: not run, waiting (for the cells above), running (with the
- *   seconds so far), ran (in how long), failed (the error's last line, shown first). A NameError
+ *   seconds so far), ran (in how long), edited since it ran (it runs again before the cells below
+ *   it), failed (the error's last line, shown first). A NameError
  *   for a name that a cell above defines says so, with a button that runs the cells above again.
  * - One toolbar on the page: Run all, and Restart, which asks first, then resets every cell's
  *   state and the status line.
@@ -22,7 +23,7 @@
   "use strict";
 
   const STATE_TEXT = { "not-run": "not run", waiting: "waiting for the cells above", running: "running…",
-    ran: "ran", failed: "failed" };
+    ran: "ran", edited: "edited since it ran", failed: "failed" };
   const SHOW_SECONDS_AFTER = 1000; // ms: a quick cell shows no clock
 
   let book = null; // {cells, session, setStatus, connected, preamble, toolbar, progress, epoch}
@@ -96,6 +97,12 @@
     if (editor && editor.CodeMirror) {
       const cm = editor.CodeMirror;
       cm.setOption("extraKeys", Object.assign({}, cm.getOption("extraKeys"), { "Shift-Enter": () => run(cell.index) }));
+      // A cell edited since it ran has not run what it now holds: the cells below it run it again first.
+      cm.on("change", function () {
+        const same = cm.getValue() === cell.ranSource;
+        if (cell.state === "ran" && !same) setState(cell, "edited");
+        else if (cell.state === "edited" && same) setState(cell, "ran", cell.ranDetail);
+      });
       cell.cm = cm;
     }
     setState(cell, "not-run");
@@ -108,25 +115,35 @@
     cell.notes = [];
   }
 
-  /** The cell above ``cell`` whose source defines ``name`` (assigns, imports, defines it), or null. */
-  function definedAbove(cell, name) {
+  /** The index of the last of ``sources`` that defines ``name`` (assigns, imports, defines it), or -1. */
+  function definingSource(sources, name) {
     const word = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     const patterns = [
-      new RegExp(`^[\\w\\s,()\\[\\]*]*(?<![.\\w])${word}\\b[\\w\\s,()\\[\\]*]*[-+*/@%&|^]?=(?!=)`), // x = ..., a, x = ...
+      new RegExp(`^[\\w\\s,*]*(?<![.\\w])${word}\\b[\\w\\s,*]*=(?!=)`), // x = ..., a, x = ... (not f(x=1))
       new RegExp(`^(?:from\\s+\\S+\\s+)?import\\b.*(?<![.\\w])${word}\\b(?!\\s*\\.)`), // import x, from m import a as x
       new RegExp(`^(?:async\\s+)?(?:def|class)\\s+${word}\\b`),
-      new RegExp(`^(?:for|with)\\b.*\\b(?:as\\s+)?${word}\\b.*(?:\\bin\\b|:)`),
+      new RegExp(`^for\\s+[\\w\\s,()*]*(?<![.\\w])${word}\\b[\\w\\s,()*]*\\bin\\b`), // for a, x in ...
+      new RegExp(`^with\\b.*\\bas\\s+\\(?[\\w\\s,]*(?<![.\\w])${word}\\b`), // with ... as x
     ];
-    for (let j = cell.index - 1; j >= 0; j--) {
-      let depth = 0;
-      const lines = book.cells[j].thebe.source.split("\n");
-      for (const raw of lines) {
+    const named = new RegExp(`(?<![.\\w])${word}\\b`);
+    for (let j = sources.length - 1; j >= 0; j--) {
+      let depth = 0, importing = false; // inside "from m import (" ... ")"
+      for (const raw of sources[j].split("\n")) {
         const line = raw.replace(/#.*$/, "");
-        if (depth === 0 && patterns.some((p) => p.test(line.trim()))) return book.cells[j];
+        if (depth === 0 && patterns.some((p) => p.test(line.trim()))) return j;
+        if (importing && named.test(line)) return j;
+        if (depth === 0) importing = /^from\s+\S+\s+import\s*\(/.test(line.trim());
         depth = Math.max(0, depth + (line.match(/[([{]/g) || []).length - (line.match(/[)\]}]/g) || []).length);
+        if (depth === 0) importing = false;
       }
     }
-    return null;
+    return -1;
+  }
+
+  /** The cell above ``cell`` whose source defines ``name``, or null. */
+  function definedAbove(cell, name) {
+    const found = definingSource(book.cells.slice(0, cell.index).map((c) => c.thebe.source), name);
+    return found < 0 ? null : book.cells[found];
   }
 
   /** The error's last line first, readable on a phone; for a NameError a cell above resolves, the way out. */
@@ -230,6 +247,7 @@
 
   async function runOne(cell) {
     const epoch = book.epoch;
+    const source = cell.thebe.source;
     clearNotes(cell);
     setState(cell, "running");
     const started = performance.now();
@@ -239,7 +257,7 @@
     }, 1000);
     let result;
     try {
-      result = await cell.thebe.execute(cell.thebe.source);
+      result = await cell.thebe.execute(source);
       if (result && !(result.error && result.error.length) && epoch === book.epoch) await runQuietCells(cell);
     } finally {
       clearInterval(clock);
@@ -254,7 +272,9 @@
       return false;
     }
     describeImages(cell);
-    setState(cell, "ran", `in ${took}`);
+    cell.ranSource = source;
+    cell.ranDetail = `in ${took}`;
+    setState(cell, source === cell.thebe.source ? "ran" : "edited", cell.ranDetail);
     announce(`${label(cell)} ran in ${took}.`);
     return true;
   }
@@ -404,5 +424,5 @@
     await runSetUp();
   }
 
-  window.liveCells = { start, run, runAll, restart };
+  window.liveCells = { start, run, runAll, restart, definingSource };
 })();
