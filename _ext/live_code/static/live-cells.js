@@ -300,6 +300,8 @@
 
   function run(index, options) {
     const epoch = book.epoch;
+    const target = book.cells[index];
+    if (target.state !== "running") setState(target, "waiting"); // at once, even behind a run in progress
     const job = queue.then(() => (epoch === book.epoch ? runThrough(index, options || {}) : false));
     queue = job.catch(() => false);
     return job;
@@ -382,7 +384,7 @@
   function addToolbar() {
     const bar = document.createElement("div");
     bar.className = "live-cells-toolbar";
-    bar.setAttribute("role", "toolbar");
+    bar.setAttribute("role", "group"); // two buttons: a group, not a toolbar with its arrow keys
     bar.setAttribute("aria-label", "Live code");
     const all = makeButton("Run all", "live-cells-run-all", runAll);
     const again = makeButton("Restart", "live-cells-restart", restart);
