@@ -22,6 +22,13 @@ only talk to Binder. It
 * writes the book's package as a wheel into ``_static/live-code/``, which a
   Binder session installs when it starts (:mod:`.package`): Binder's image
   is made from ``binder/`` alone, the session runs the site's own package.
+* once the session connects, ``live-code.js`` loads ``live-cells.js`` and
+  ``live-cells.css`` (a page that is only read fetches neither): each cell's
+  Run button and state, running the cells above it first, one toolbar (Run
+  all, Restart), errors shown last line first; the kernel first runs
+  ``live_preamble.py`` (``glue`` shows what it would only record). The page's
+  configuration carries the sources of the cells the page leaves out
+  (:func:`quiet_cells`), which run after the shown cell before them.
 
 Nothing secret is written into the built pages: the token only ever travels
 in the URL fragment, which the browser does not send to the static server.
@@ -35,6 +42,7 @@ from typing import Any
 
 import sphinx_thebe
 from docutils import nodes
+from myst_nb.core.read import read_myst_markdown_notebook, standard_nb_read
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util.fileutil import copy_asset
@@ -116,13 +124,41 @@ def _repository(app: Sphinx) -> str:
     return "/".join(parts[:2]) if "github.com/" in url and len(parts) >= 2 else ""
 
 
+#: Tags of a code cell whose source the page does not show: thebe makes no live cell of it.
+QUIET_TAGS = {"remove-cell", "remove-input"}
+
+
+def quiet_cells(app: Sphinx, docname: str) -> tuple[list[dict[str, Any]], int]:
+    """The page's code cells that it leaves out, and how many code cells it shows.
+
+    Each left-out cell (the glue bookkeeping after a shown cell) comes with ``after``,
+    the index of the shown code cell before it (-1: none), so that ``live-cells.js``
+    runs it right after that cell and shows what it computes for the text.
+    """
+    path = Path(app.env.doc2path(docname))
+    text = path.read_text(encoding="utf-8")
+    notebook = standard_nb_read(text) if path.suffix == ".ipynb" else read_myst_markdown_notebook(text, path=path)
+    found, shown = [], 0
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        if QUIET_TAGS & set(cell.metadata.get("tags", [])):
+            found.append({"after": shown - 1, "source": cell.source})
+        else:
+            shown += 1
+    return found, shown
+
+
 def page_config(app: Sphinx, docname: str) -> dict[str, Any]:
     """What ``live-code.js`` needs to start a kernel for ``docname``."""
     options = app.config.html_theme_options
     launch = options.get("launch_buttons", {}) or {}
     path_to_book = (options.get("path_to_docs") or "").strip("/")
     folder = str(Path(path_to_book, docname).parent)
+    quiet, shown = quiet_cells(app, docname)
     return {
+        "quietCells": quiet,
+        "shownCells": shown,
         "kernelName": _kernel_name(app, docname),
         "path": "" if folder == "." else folder,
         "binderUrl": (launch.get("binderhub_url") or "https://mybinder.org").rstrip("/"),

@@ -109,7 +109,7 @@ def test_every_cell_runs_and_the_slider_redraws(binder_page):
     binder_page.locator("div.cell.tag_thebe-init").locator(STDOUT).wait_for(timeout=RUN_TIMEOUT)
     cells = binder_page.locator("div.cell")
     # The first visible one: the chapter's first cell, its set-up, is collapsed behind its toggle.
-    binder_page.locator(".thebe-runall-button:visible").first.click()
+    binder_page.locator(".live-cells-run-all").click()  # the page's one Run all (live-cells.js)
     # Run all goes in order; the cell that calls explore() ends with its widget (the exercises' cells follow it).
     widget_cell = cells.filter(has=binder_page.locator(".CodeMirror", has_text="explore()"))
     image = widget_cell.locator(".widget-image")

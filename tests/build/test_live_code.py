@@ -11,6 +11,8 @@ at what was added. The built pages are checked too, in
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from docutils.utils import new_document
 from sphinx.application import Sphinx
 
@@ -53,3 +55,58 @@ def test_live_code_loads_sphinx_thebe_itself(tmp_path):
     assert what_sphinx_thebe_adds(app) == ([], [])
     handlers = {listener.handler for listeners in app.events.listeners.values() for listener in listeners}
     assert not handlers & set(live_code.SPHINX_THEBE_LISTENERS.values())
+
+
+PREAMBLE = Path(live_code.__file__).parent / "static" / "live_preamble.py"
+
+
+def run_live(monkeypatch, code: str):
+    """``code`` run in an IPython shell after the live preamble: (stdout, the outputs it displayed).
+
+    myst_nb's own glue is put back afterwards (the preamble replaces it in the process)."""
+    import myst_nb
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    monkeypatch.setattr(myst_nb, "glue", myst_nb.glue)
+    shell = InteractiveShell.instance()
+    with capture_output() as captured:
+        assert shell.run_cell(PREAMBLE.read_text()).success
+        assert shell.run_cell(code).success
+    return captured.stdout, captured.outputs
+
+
+def test_live_glue_draws_a_figure_and_prints_a_number_it_would_not_display(monkeypatch):
+    """In the live kernel, ``glue(..., display=False)`` shows its value: the figure as a PNG, a number printed."""
+    stdout, outputs = run_live(
+        monkeypatch,
+        "import numpy as np\nfrom myst_nb import glue\nfrom selfattention.figures._style import new_figure\n"
+        "glue('a-number', np.float64(2) / 3, display=False)\nglue('a-count', np.int64(12), display=False)\n"
+        "glue('a-figure', new_figure(), display=False)\n")
+    assert stdout == "a-number = 0.666667\na-count = 12\n"
+    assert len(outputs) == 1 and outputs[0].data["image/png"].startswith(b"\x89PNG")
+    assert "scrapbook" not in outputs[0].metadata  # shown as itself, not recorded for the build
+
+
+def test_live_glue_displayed_is_glued_as_before(monkeypatch):
+    """``display=True`` is myst_nb's own glue: the value displayed and recorded under its name."""
+    stdout, outputs = run_live(monkeypatch, "from myst_nb import glue\nglue('shown', 7)\n")
+    assert stdout == ""
+    assert [(o.data, o.metadata) for o in outputs] == [({"text/plain": "7"},
+                                                          {"scrapbook": {"name": "shown", "mime_prefix": ""}})]
+
+
+def test_quiet_cells_are_the_left_out_cells_after_the_shown_cell_before_them(tmp_path):
+    """What live-cells.js runs after a shown cell: the cells tagged remove-cell (or remove-input) after it."""
+    (tmp_path / "conf.py").write_text("extensions = ['myst_nb', '_ext.live_code']\n")
+    (tmp_path / "index.md").write_text(
+        "---\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n# A page\n\n"
+        "```{code-cell} ipython3\n:tags: [remove-cell]\n\nfirst = 1\n```\n\n"
+        "```{code-cell} ipython3\n:tags: [hide-input]\n\nshown = 2\n```\n\n"
+        "```{code-cell} ipython3\n:tags: [remove-cell]\n\nglue('a', shown)\n```\n\n"
+        "```{code-cell} ipython3\n:tags: [remove-input]\n\nglue('b', shown)\n```\n\n"
+        "```{code-cell} ipython3\nshown += 1\n```\n")
+    app = Sphinx(tmp_path, tmp_path, tmp_path / "_build", tmp_path / "_doctrees", "html", status=None, warning=None)
+    assert live_code.quiet_cells(app, "index") == ([{"after": -1, "source": "first = 1"},
+                                                    {"after": 0, "source": "glue('a', shown)"},
+                                                    {"after": 0, "source": "glue('b', shown)"}], 2)

@@ -82,6 +82,10 @@
       mountStatusWidget: false,
       mountActivateWidget: false,
       mountRestartAllButton: false,
+      // live-cells.js gives each cell its Run button and state, and the page one toolbar.
+      mountRunButton: false,
+      mountRunAllButton: false,
+      mountRestartButton: false,
       // LaTeX outputs: thebe loads this MathJax-2-shaped shim over KaTeX at the first one (never a CDN).
       mathjaxUrl: STATIC + "live-math.js",
       kernelOptions: { kernelName: config.kernelName, path: config.path },
@@ -191,10 +195,13 @@
     });
   }
 
-  function runInitCells() {
-    document.querySelectorAll(".cell.tag_thebe-init, .thebe-init").forEach(function (cell) {
-      const button = cell.querySelector(".thebe-run-button, .thebelab-run-button");
-      if (button) button.click();
+  function loadScript(src) {
+    return new Promise(function (resolve, reject) {
+      const script = document.createElement("script");
+      script.src = src;
+      script.onload = resolve;
+      script.onerror = function () { reject(new Error(`could not load ${script.src}`)); };
+      document.head.appendChild(script);
     });
   }
 
@@ -209,6 +216,17 @@
       `'--no-deps', '--no-index', '--force-reinstall', ${JSON.stringify(wheel)}], check=True)\ndel _s, _y`;
     const reply = await session.kernel.requestExecute({ code: code, silent: true, store_history: false }).done;
     if (reply.content.status !== "ok") throw new Error(`the session could not install ${info.wheel}`);
+  }
+
+  /** The cells' Run buttons, states and toolbar, the chapter's set-up run first (live-cells.js). */
+  async function startCells(config, result, connected) {
+    const css = document.createElement("link");
+    css.rel = "stylesheet";
+    css.href = STATIC + "live-cells.css";
+    document.head.appendChild(css);
+    await loadScript(STATIC + "live-cells.js");
+    await window.liveCells.start({ notebook: result.notebook, session: result.session, config: config,
+      setStatus: setStatus, connected: connected, preambleUrl: STATIC + "live_preamble.py" });
   }
 
   /** A server not on this computer is used only if the reader, told its host, agrees. */
@@ -239,9 +257,9 @@
       const result = await window.thebe.bootstrap(thebeOptions(config, source));
       if (!result.session) throw new Error("the server started no live session");
       if (source.mode === "binder") await installPackage(result.session);
-      setStatus("ready", `Connected: live session (${config.kernelName}) on ${where(source, config)}. ` +
-        "Edit any cell and press run.");
-      runInitCells();
+      const connected = `Connected: live session (${config.kernelName}) on ${where(source, config)}.`;
+      setStatus("ready", connected);
+      await startCells(config, result, connected);
     } catch (err) {
       connectError(source, config, err && err.message ? err.message : String(err));
     }
