@@ -36,10 +36,12 @@ MAX_SIDE = 8
 BOX_TITLE = "Check your answer"
 #: Wrong answers after which the box offers the solution (``static/answer-box.js`` reads it from the form).
 TRIES_BEFORE_SOLUTION = 3
+#: The most decimals a question may ask for: a double holds about 15 significant digits.
+MAX_DECIMALS = 12
 
 
 class answer_box(nodes.General, nodes.Element):
-    """A box: ``expected`` (rows of numbers), ``rtol``, ``atol``, ``matrix``; its child is the label."""
+    """A box: ``expected`` (rows of numbers), ``rtol``, ``atol``, ``decimals``, ``matrix``; its child is the label."""
 
 
 class answer_label(nodes.TextElement):
@@ -78,7 +80,7 @@ def expected_rows(text: str) -> tuple[list[list[float]], bool]:
 
 
 def tolerance_words(rtol: float, atol: float) -> str:
-    """"within 1 % of the answer", "within 0.001 of each entry, or 1 % of it", for the page."""
+    """"1 %", "0.001 or 1 %": how far from the answer an entry may be, for the page."""
     parts = []
     if atol:
         parts.append(f"{atol:g}")
@@ -96,6 +98,7 @@ class AnswerBox(SphinxDirective):
         "label": directives.unchanged_required,
         "rtol": directives.unchanged_required,
         "atol": directives.unchanged_required,
+        "decimals": directives.nonnegative_int,
     }
 
     def _tolerance(self, name: str, default: float) -> float:
@@ -106,6 +109,17 @@ class AnswerBox(SphinxDirective):
         if not (math.isfinite(value) and value >= 0):
             raise self.error(f"answer-box: :{name}: must be finite and >= 0, got {value!r}")
         return value
+
+    def _decimals(self, key: str) -> int | None:
+        """``:decimals:``, the precision the question asks for ("to four decimals"), or None."""
+        if "decimals" not in self.options:
+            return None
+        if {"rtol", "atol"} & self.options.keys():
+            raise self.error(f"answer-box {key}: :decimals: sets the tolerance; give it without :rtol: and :atol:")
+        if self.options["decimals"] > MAX_DECIMALS:
+            raise self.error(f"answer-box {key}: :decimals: must be at most {MAX_DECIMALS}, "
+                             f"got {self.options['decimals']}")
+        return self.options["decimals"]
 
     def run(self):
         from myst_nb.core.variables import RetrievalError
@@ -119,10 +133,15 @@ class AnswerBox(SphinxDirective):
             rows, matrix = expected_rows(data.get("text/plain", ""))
         except (RetrievalError, ValueError) as exc:
             raise self.error(f"answer-box {key}: {exc}") from None
-        rtol, atol = self._tolerance("rtol", DEFAULT_RTOL), self._tolerance("atol", 0.0)
+        decimals = self._decimals(key)
+        if decimals is None:
+            rtol, atol = self._tolerance("rtol", DEFAULT_RTOL), self._tolerance("atol", 0.0)
+        else:  # the precision the question asks for sets the tolerance (answer-box.js compares the rounded answer)
+            rtol, atol = 0.0, 0.5 * 10.0**-decimals
         if rtol == 0 and atol == 0:
             raise self.error(f"answer-box {key}: a tolerance of 0 would refuse a correctly rounded answer")
-        node = answer_box(ids=[f"answer-{key}"], expected=rows, matrix=matrix, rtol=rtol, atol=atol)
+        node = answer_box(ids=[f"answer-{key}"], expected=rows, matrix=matrix, rtol=rtol, atol=atol,
+                          decimals=decimals)
         label_nodes, messages = self.state.inline_text(self.options["label"], self.lineno)
         node += answer_label("", "", *label_nodes)
         self.set_source_info(node)
@@ -152,7 +171,8 @@ def solution_id(node: nodes.Element, document: nodes.document) -> str | None:
 
 def visit_answer_box(self, node: answer_box) -> None:
     ident = node["ids"][0]
-    data = {"expected": node["expected"], "rtol": node["rtol"], "atol": node["atol"], "matrix": node["matrix"]}
+    data = {"expected": node["expected"], "rtol": node["rtol"], "atol": node["atol"],
+            "decimals": node["decimals"], "matrix": node["matrix"]}
     solution = solution_id(node, self.document)
     offer = (f' data-solution="{html.escape(solution)}" data-tries="{TRIES_BEFORE_SOLUTION}"'
              if solution else "")
@@ -173,6 +193,11 @@ def depart_answer_box(self, node: answer_box) -> None:
     else:
         fields = _input(f"{ident}-0-0", ident) + "</div>"
     what = "each entry" if node["matrix"] else "the answer"
+    if node["decimals"] is None:
+        rule = f"An answer within {tolerance_words(node['rtol'], node['atol'])} of {what} counts as right."
+    else:
+        rule = (f"Give {what} to {node['decimals']} decimals: one that rounds to the same "
+                f"{node['decimals']} decimals counts as right.")
     solution = solution_id(node, self.document)
     # Hidden until the reader has tried TRIES_BEFORE_SOLUTION times; never shown without JavaScript.
     offer = (f'<p class="answer-box-offer" hidden><button type="button" class="answer-box-solution" '
@@ -180,7 +205,7 @@ def depart_answer_box(self, node: answer_box) -> None:
     self.body.append(
         f'{fields}<button type="submit" class="answer-box-check">Check</button>'
         f'<p class="answer-box-hint" id="{ident}-hint">Type numbers such as 0.25, -2.5e-3, 1/4, 2*sqrt(2) or '
-        f"pi/2. An answer within {tolerance_words(node['rtol'], node['atol'])} of {what} counts as right.</p>"
+        f"pi/2. {rule}</p>"
         f'<p class="answer-box-feedback" id="{ident}-feedback" role="status" aria-live="polite"></p>{offer}'
         '<noscript><p class="answer-box-hint">Checking an answer here needs JavaScript; '
         "the solution below gives it.</p></noscript></form>\n")

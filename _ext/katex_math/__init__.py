@@ -37,6 +37,8 @@ focusable. This extension
 * preloads, on pages with math, the two fonts nearly every formula uses
   (:data:`PRELOADED_FONTS`), so that text set in them does not reflow when
   they arrive (:func:`preload_fonts`);
+* typesets every glued number that Python wrote in e-notation as a power
+  of ten, ``6.4e-06`` as 6.4 × 10⁻⁶ (:mod:`.numbers`);
 * says in the build's log how many formulas it typeset and how long KaTeX
   took (:func:`report_typesetting`): the one part of writing the pages that
   runs outside Python.
@@ -63,6 +65,8 @@ from sphinx.config import Config
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 from sphinx.util.fileutil import copy_asset
+
+from . import numbers
 
 logger = logging.getLogger(__name__)
 
@@ -241,6 +245,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_html_math_renderer(RENDERER, inline_renderers=(_located(sphinx_katex.html_visit_math), None),
                                block_renderers=(_located(sphinx_katex.html_visit_displaymath), None))
     app.connect("config-inited", use_katex)
+    app.add_transform(numbers.GluedPowers)
     app.connect("builder-inited", copy_katex)
     app.connect("builder-inited", add_stylesheet)
     app.connect("builder-inited", start_katex_server, priority=900)  # after sphinxcontrib-katex's

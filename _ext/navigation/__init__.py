@@ -1,4 +1,4 @@
-"""Finding one's way in the book: the phone's Contents panel, and search.
+"""Finding one's way in the book: the phone's Contents panel, lettered appendices, and search.
 
 A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``), for
 two things the theme and Sphinx do not do as a reader expects:
@@ -9,6 +9,9 @@ two things the theme and Sphinx do not do as a reader expects:
   scrolled the page behind it and left it open. ``static/contents-panel.js``
   (deferred, on every page) closes the theme's sidebar dialogs when a link in
   them is chosen; the browser then follows the link;
+* Sphinx numbers every document of a numbered toctree as a chapter: the
+  back matter under ``_toc.yml``'s "Appendices" caption is lettered instead,
+  A, B, C (:mod:`.appendices`);
 * Sphinx 7.4's search (``searchtools.js``, on the search page only, see
   ``lean_pages``) scored every page with a query word in any of its
   section titles alike (15) and ordered those alphabetically: "kernel" put
@@ -36,6 +39,8 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
+from . import appendices
+
 STATIC = Path(__file__).resolve().parent / "static"
 CONTENTS_JS = "contents-panel.js"
 SCORER = STATIC / "search.js"
@@ -56,4 +61,5 @@ def add_assets(app: Sphinx) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", set_scorer)
     app.connect("builder-inited", add_assets)
+    appendices.setup(app)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -26,6 +26,8 @@ A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``):
 * the home page's three ways to use the book, ``:::{div} three-ways``
   around a list of three items, are light cards, side by side where the
   column has room (``static/home.css``);
+* the home page's reading time, ``{reading-time}`150```, counted from the
+  chapters' prose when the book is built (:mod:`.reading_time`);
 * the site's root ``index.html`` is a real page (``<html lang>``, a title, a
   description, a link) that redirects to the book's first page, written with
   Sphinx's ``html_additional_pages`` (sphinx-external-toc then leaves it,
@@ -45,6 +47,7 @@ from sphinx.config import Config
 from sphinx.util import logging
 
 from .description import MIN_LENGTH, description, shorten
+from .reading_time import ReadingTime
 
 logger = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
@@ -155,6 +158,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
                  html=(_rewritten(lambda self, node: type(self).visit_citation(self, node),
                                   'role="doc-biblioentry"', 'role="listitem"'),
                        lambda self, node: type(self).depart_citation(self, node)))
+    app.add_role("reading-time", ReadingTime())
     app.connect("config-inited", add_root_page, priority=900)  # after sphinx-external-toc sets root_doc
     app.connect("html-page-context", add_description)
     app.connect("builder-inited", add_stylesheet)

@@ -75,14 +75,16 @@ def test_every_box_of_the_site_holds_the_value_its_chapter_glued(site_dir):
     assert boxes >= 8
 
 
-def test_a_right_answer_is_accepted(chapter_page):
-    assert check(chapter_page, SCALAR, "2 * 0.1^2").startswith("Right: 0.02 matches the answer")
+def test_a_right_answer_is_accepted_and_echoed_as_typed(chapter_page):
+    assert check(chapter_page, SCALAR, "2 * 0.1^2") == "Right: 2 * 0.1^2 = 0.02 matches the answer, 0.02."
     assert chapter_page.locator(f"{SCALAR} input").get_attribute("aria-invalid") is None
+    assert check(chapter_page, SCALAR, "0.02003") == "Right: 0.02003 matches the answer, 0.02."
 
 
 def test_a_wrong_answer_is_told_which_way_it_is_off(chapter_page):
     assert check(chapter_page, SCALAR, "0.03") == "Not yet: 0.03 is too high."
     assert check(chapter_page, SCALAR, "0.015") == "Not yet: 0.015 is too low."
+    assert check(chapter_page, SCALAR, "-0.01525").startswith("Not yet: \u22120.01525 is too low.")  # as typed
     assert chapter_page.locator(f"{SCALAR} input").get_attribute("aria-invalid") == "true"
     # within the stated 1 %: rounded to two significant figures of 0.0200 is still right
     assert check(chapter_page, SCALAR, "0.0201").startswith("Right")
@@ -302,3 +304,68 @@ def test_every_input_is_named_and_described(page, site_url, site_boxes):
         violations = page_audit.axe(page, include=["form.answer-box"])
         problems += [f"{path}: axe {v['id']}: {v['help']} {[n['target'] for n in v['nodes']]}" for v in violations]
     assert problems == [], "\n".join(problems)
+
+
+#: The precision a question names: "To four decimals, what weight ...".
+PRECISION = re.compile(r"\bto (one|two|three|four|five|six|\d+) decimals?\b", re.I)
+WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def enter(page, box_id: str, *texts: str) -> str:
+    """Type ``texts`` (as a reader would, not numbers formatted by the test) into the box; its status line."""
+    box = page.locator(f"#{box_id}")
+    for field, text in zip(box.locator("input.answer-box-input").all(), texts, strict=True):
+        field.fill(text)
+    box.locator("input.answer-box-input").first.press("Enter")
+    return box.locator("[role=status]").inner_text()
+
+
+def fixed(x: float, decimals: int) -> str:
+    return f"{x:.{decimals}f}".replace("-", "\u2212")
+
+
+def test_a_box_whose_question_names_a_precision_checks_and_shows_at_it(page, site_url, site_boxes):
+    """Every box whose exercise says "to four decimals" compares and shows at four decimals, and echoes the entry.
+
+    Its answer to those decimals is right and shown so (not at three significant figures: 0.9993, not 0.999);
+    one unit of the last decimal off is wrong, said as typed; more decimals are echoed as typed, and what rounds
+    to the answer is right.
+    """
+    asked = 0
+    for path, boxes in site_boxes.items():
+        page.goto(f"{site_url}/{path}")
+        for box in boxes:
+            question = page.locator(f"#{box['id']}").evaluate("""form => {
+                const exercise = form.closest('.exercise').cloneNode(true);
+                exercise.querySelectorAll('form').forEach((f) => f.remove());  // its hint names the decimals too
+                return exercise.textContent.replace(/\\s+/g, ' ');
+            }""")
+            named = PRECISION.search(question)
+            if not named:
+                continue
+            asked += 1
+            d = WORDS.get(named.group(1).lower()) or int(named.group(1))
+            assert box["decimals"] == d, f"{box['id']}: the question asks for {d} decimals"
+            entries = [round(a, d) for a in box["expected"]]
+            unit = 10.0**-d
+            if box["matrix"]:
+                texts = [f"{a:.{d}f}" for a in entries]
+                assert enter(page, box["id"], *texts).startswith("Right"), box["id"]
+                continue
+            (answer,) = entries
+            shown = fixed(answer, d)
+            assert enter(page, box["id"], f"{answer:.{d}f}") == f"Right: {shown} matches the answer, {shown}."
+            longer = f"{box['expected'][0]:.{d + 2}f}"
+            echoed = fixed(float(longer), d + 2)
+            assert enter(page, box["id"], longer) == f"Right: {echoed} matches the answer, {shown}."
+            # The far edge of what rounds to the answer, away from the unrounded answer: right at this precision,
+            # though farther than half a unit from the unrounded one.
+            away = -1 if box["expected"][0] >= answer else 1
+            edge = f"{answer + away * 0.49 * unit:.{d + 2}f}"
+            assert enter(page, box["id"], edge) == f"Right: {fixed(float(edge), d + 2)} matches the answer, {shown}."
+            for way, words in ((-1, "too low"), (1, "too high")):
+                slip = fixed(answer + way * unit, d)
+                assert enter(page, box["id"], slip) == f"Not yet: {slip} is {words}.", box["id"]
+            assert enter(page, box["id"], f"{answer:.{d}f} * 1") == f"Right: {answer:.{d}f} * 1 = {shown} matches " \
+                f"the answer, {shown}."
+    assert asked >= 2

@@ -11,6 +11,10 @@ without scrolling, the home page (the root of ``_toc.yml``) shows
   each with a link whose page the site serves and whose ``#fragment``, if
   any, names an element of that page.
 
+Below them, one line each says who the book is for, what it needs and how
+long it takes to read (counted when the book is built), and one line per
+chapter says what it does, instead of a copy of the sidebar's contents.
+
 The page's budgets (elements rendered on a phone, layout shift, no other
 host, axe-core) are ``test_page_budgets.py``'s, for every page.
 """
@@ -18,6 +22,7 @@ host, axe-core) are ``test_page_budgets.py``'s, for every page.
 from __future__ import annotations
 
 import posixpath
+import re
 import urllib.parse
 
 import pytest
@@ -85,3 +90,33 @@ def test_the_home_page_shows_the_result_and_the_three_ways_at_first_sight(browse
     assert all(way["in_view"] for way in shown["ways"]), f"a way is below the first screen: {shown['ways']}"
     assert all(way["links"] for way in shown["ways"]), f"a way without a link: {shown['ways']}"
     assert broken == []
+
+
+#: The lines that say who the book is for, in this order, each one list item of the home page.
+FOR_WHOM = ("For", "You need", "Time")
+#: The back matter, looked up rather than read: not in the home page's list of chapters.
+BACK_MATTER = ("notation", "checking", "references")
+
+
+def text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html)).strip()
+
+
+def test_the_home_page_says_who_the_book_is_for_and_gives_each_chapter_one_line(site_dir):
+    """Audience, prerequisites and reading time, one line each; then one line per chapter, not the sidebar's copy."""
+    html = (site_dir / root_page()).read_text(encoding="utf-8")
+    article = html[html.index("<article"):html.index("</article>")]
+    # sphinx-external-toc's toctrees stay in the page, hidden and empty (the sidebar is built from them)
+    assert not re.search(r'class="toctree-wrapper[^"]*">\s*<ul', article), "the home page copies the sidebar"
+    items = re.findall(r"<li><p><strong>([^<]+)</strong>(.*?)</p>\s*</li>", article, re.S)
+    leads = [lead for lead, _ in items if lead in FOR_WHOM]
+    assert leads == list(FOR_WHOM), leads
+    time = text(next(rest for lead, rest in items if lead == "Time"))
+    assert re.search(r"about (\d+(\.5)? hours|half an hour) at 150 words a minute", time), time
+    chapters = html[html.index('id="the-chapters"'):]
+    chapters = chapters[:chapters.index("</ul>")]
+    links = [re.findall(r'<a class="reference internal" href="([^"#]+)"', li)
+             for li in re.findall(r"<li>(.*?)</li>", chapters, re.S)]
+    expected = [posixpath.relpath(p, posixpath.dirname(root_page())) for p in toc.pages()[1:]
+                if posixpath.basename(p).removesuffix(".html") not in BACK_MATTER]
+    assert [found[0] if len(found) == 1 else found for found in links] == expected

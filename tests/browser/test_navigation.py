@@ -12,11 +12,17 @@ in /tmp/navigation-*.png.
 
 from __future__ import annotations
 
+import collections
 import re
+import urllib.parse
 
 import pytest
 
+from tools import toc
 from tools.chromium import open_page
+
+#: The back matter: looked up, not read in order (tests/chapters/test_openings.py).
+BACK_MATTER = ("notation", "checking", "references")
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 DESKTOP = {"viewport": {"width": 1440, "height": 900}}
@@ -100,6 +106,9 @@ def toc_lines(page, site_url, href: str) -> list[str]:
     return [t.strip() for t in page.locator("#pst-secondary-sidebar a.nav-link").all_text_contents() if t.strip()]
 
 
+#: A result's chapter or appendix number: "5. ", "A. ".
+NUMBER = re.compile(r"^(?:[A-Z]\.|[\d.]+)\s+")
+
 #: query -> the titles (after the section number) of which one must come first.
 FIRST = {
     "kernel": {"Attention is kernel regression"},
@@ -114,7 +123,7 @@ FIRST = {
 @pytest.mark.parametrize("query", FIRST)
 def test_a_page_whose_title_holds_the_query_comes_first(page, site_url, query):
     results = search(page, site_url, query)
-    titles = [re.sub(r"^[\d.]+\s+", "", r["title"]) for r in results]
+    titles = [re.sub(NUMBER, "", r["title"]) for r in results]
     assert titles and titles[0] in FIRST[query], titles[:4]
     pages = [r["href"].split("#")[0] for r in results if "#" not in r["href"]]
     assert len(pages) == len(set(pages)), f"a page listed twice: {titles}"
@@ -123,7 +132,7 @@ def test_a_page_whose_title_holds_the_query_comes_first(page, site_url, query):
 
 def test_every_page_named_for_heads_comes_first(page, site_url):
     results = search(page, site_url, "heads")
-    titles = [re.sub(r"^[\d.]+\s+", "", r["title"]) for r in results]
+    titles = [re.sub(NUMBER, "", r["title"]) for r in results]
     named = {"Many heads", "Learning the head", "Heads that work together"}  # "head", the stem of "heads"
     assert set(titles[:3]) == named, titles[:5]
     hrefs = [r["href"] for r in results]
@@ -153,3 +162,125 @@ def test_a_snippet_is_a_sentence_around_the_match_not_the_table_of_contents(page
             if len(line) > 12 and line in snippet:
                 problems.append(f"{result['title']}: {snippet!r} holds the contents line {line!r}")
     assert problems == [], "\n".join(problems)
+
+
+# --- Results link to their sections; the book's index; hostile queries -----------------------------------------
+
+
+def section_of(page, site_url, href: str) -> dict:
+    """The page of ``href`` opened: whether its fragment names an element, and the id of the section holding it."""
+    page.goto(f"{site_url}/{href}", wait_until="load")
+    return page.evaluate("""(id) => {
+        const el = document.getElementById(decodeURIComponent(id));
+        const section = el && (el.matches('section[id]') ? el : el.closest('section[id]'));
+        const top = document.querySelector('article section[id]');
+        return {found: !!el, section: section ? section.id : null, top: section === top};
+    }""", href.split("#", 1)[1])
+
+
+def test_kv_cache_finds_decoding_with_a_cache_first(page, site_url):
+    """"KV cache" is in no sentence of the book, only in its index: the first result is §13.2, not a citation."""
+    results = search(page, site_url, "KV cache")
+    first = results[0]
+    assert first["href"].startswith("book/attention-cost.html#"), [r["href"] for r in results[:4]]
+    assert section_of(page, site_url, first["href"])["section"] == "decoding-with-a-cache"
+    assert "cache" in first["snippet"].lower()
+
+
+@pytest.mark.parametrize(("query", "href"), [
+    ("Bochner", "book/attention-cost.html#the-gaussian-kernel-is-an-average-of-cosines"),  # in the prose only
+    ("induction head", None),  # in the index too
+])
+def test_a_result_links_to_the_section_of_its_match(page, site_url, query, href):
+    results = search(page, site_url, query)
+    if href:
+        assert href in [r["href"] for r in results], [r["href"] for r in results]
+    problems = []
+    for result in results:
+        if "#" not in result["href"]:
+            continue
+        target = section_of(page, site_url, result["href"])
+        if not target["found"] or target["section"] is None:
+            problems.append(f"{result['href']}: no such element, or not in a section")
+    assert problems == [], "\n".join(problems)
+    chapter = [r for r in results if not r["title"].endswith("References")]
+    linked = [r for r in chapter if "#" in r["href"]]
+    assert len(linked) >= len(chapter) - 1, f"results linked to the page's top: {[r['href'] for r in chapter]}"
+
+
+#: Terms the book's index must hold, and the page each leads to.
+INDEXED = {
+    "key-value cache": "attention-cost", "KV cache": "attention-cost", "induction head": "heads-together",
+    "RoPE": "positions-and-masks", "ALiBi": "positions-and-masks", "causal mask": "positions-and-masks",
+    "Nadaraya\u2013Watson estimator": "kernel-regression", "softmax": "attention", "temperature": "knobs",
+    "multi-head attention": "many-heads",
+}
+
+
+def index_entries(page, site_url) -> dict[str, list[str]]:
+    """{term: the hrefs of its entry and sub-entries} of the site's genindex.html."""
+    page.goto(f"{site_url}/genindex.html", wait_until="load")
+    return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('table.indextable td > ul > li')]
+        .map((li) => [(li.firstChild.nodeType === 3 && li.firstChild.textContent.trim().replace(/,$/, ''))
+                      || li.querySelector('a').textContent.trim(),
+                      [...li.querySelectorAll('a[href]')].map((a) => a.getAttribute('href'))]))""")
+
+
+def test_the_book_has_an_index_of_its_terms(page, site_url):
+    entries = index_entries(page, site_url)
+    missing = [term for term in INDEXED if term not in entries]
+    assert missing == [], f"not in genindex.html: {missing}; it holds {sorted(entries)[:20]}..."
+    wrong = [f"{term}: {entries[term]}" for term, stem in INDEXED.items()
+             if not any(href.startswith(f"book/{stem}.html#index-") for href in entries[term])]
+    assert wrong == [], "\n".join(wrong)
+    per_page = collections.Counter(href.split("#")[0] for hrefs in entries.values() for href in set(hrefs))
+    chapters = [p for p in toc.pages()[1:] if p.removeprefix("book/").removesuffix(".html") not in BACK_MATTER]
+    few = {p: per_page[p] for p in chapters if per_page[p] < 2}
+    assert few == {}, f"chapters with fewer than two index entries: {few}"
+    broken = [href for hrefs in entries.values() for href in hrefs if not section_of(page, site_url, href)["found"]]
+    assert broken == []
+
+
+def tamed(page, site_url, query: str) -> tuple[str, list[dict]]:
+    """The query the search page ran for ``query`` (in the address), and its results."""
+    results = search(page, site_url, urllib.parse.quote(query))
+    return page.evaluate("Search.tamedQuery"), results
+
+
+def test_a_hostile_query_is_searched_once_per_word_and_capped(page, site_url):
+    """A link with one word 3,000 times searches the word once; a long query keeps its first words.
+
+    (Before, one word repeated 3,000 times was one 25.6 s task: ``benchmarks/bench_search.py`` measures the
+    longest task of such searches at 4x CPU.)
+    """
+    plain = search(page, site_url, "attention")
+    query, results = tamed(page, site_url, " ".join(["attention"] * 3000))
+    assert query == "attention" and results == plain
+    assert page.locator('input[name="q"]').first.input_value() == "attention"
+    assert tamed(page, site_url, "Kernel kernel KERNEL regression")[0] == "Kernel regression"
+    words = [f"word{k}" for k in range(40)]
+    query, _ = tamed(page, site_url, " ".join(words * 20))
+    assert query.split() == words[:8] and len(query) <= 120
+    query, _ = tamed(page, site_url, "a" * 20000)
+    assert query == "a" * 120
+
+
+def test_the_contents_group_the_chapters_into_parts_and_letter_the_appendices(site_dir):
+    """The sidebar: one caption per part of ``_toc.yml``; chapters numbered on across parts, appendices A, B, C."""
+    import yaml
+
+    parts = yaml.safe_load(toc.TOC.read_text(encoding="utf-8"))["parts"]
+    html = (site_dir / "genindex.html").read_text(encoding="utf-8")  # a page that is none of the entries
+    nav = html[html.index('bd-docs-nav"'):]
+    nav = nav[:nav.index("</nav>")]
+    assert re.findall(r'<span class="caption-text">([^<]+)</span>', nav) == [p["caption"] for p in parts]
+    assert parts[-1]["caption"] == "Appendices"
+    entries = re.findall(r'class="[^"]*reference internal[^"]*" href="(?:book/)?([\w-]+)\.html">([^<]+)</a>', nav)
+    chapters = [c["file"].removeprefix("book/") for p in parts[:-1] for c in p["chapters"]]
+    appendices = [c["file"].removeprefix("book/") for c in parts[-1]["chapters"]]
+    numbers = [f"{k}." for k in range(1, len(chapters) + 1)] + [f"{chr(65 + k)}." for k in range(len(appendices))]
+    listed = [(stem, label.split()[0]) for stem, label in entries if stem != "index"]  # the home page: no number
+    assert listed == list(zip(chapters + appendices, numbers, strict=True))
+    notation = (site_dir / "book" / "notation.html").read_text(encoding="utf-8")
+    assert re.search(r'<h1><span class="section-number">A\. </span>Notation', notation)
+    assert re.search(r'<h2><span class="section-number">A\.1\. </span>', notation)

@@ -459,8 +459,16 @@ def test_exercise_a_letter_that_came_twice(chapter):
 
 
 def answer_box_accepts(name, answer, expected):
-    """Whether the chapter's answer box ``name`` takes ``answer`` for ``expected`` (numpy's isclose, as the page)."""
+    """Whether the chapter's answer box ``name`` takes ``answer`` for ``expected``, as the page does.
+
+    A box with ``:decimals: d`` takes what rounds to the answer's d decimals (within half a unit of
+    the last, and the page's relative 1e-9 of slack); one with ``:rtol:`` and ``:atol:``, numpy's isclose.
+    """
     box = re.search(rf"^```{{answer-box}} {re.escape(name)}\n(.*?)^```", source(STEM), re.S | re.M).group(1)
+    decimals = re.search(r"^:decimals: (\d+)$", box, re.M)
+    if decimals:
+        d = int(decimals.group(1))
+        return abs(answer - round(expected, d)) <= 0.5 * 10.0**-d * (1 + 1e-9)
     rtol, atol = (float(re.search(rf"^:{key}: (\S+)", box, re.M).group(1)) for key in ("rtol", "atol"))
     return bool(np.isclose(answer, expected, rtol=rtol, atol=atol))
 

@@ -10,11 +10,14 @@ citation), comes its opening, in the markup every chapter shares::
     - <two to four of them>.
 
     It builds on {doc}`<an earlier chapter>` (<what it takes from it>).
+
+    The symbols are listed in {doc}`notation`.
     :::
 
 The "builds on" line names earlier chapters only, in the order of
 ``_toc.yml``, and at least one (the first chapter names none: it says it
-builds on no earlier chapter). The chapters are found from ``_toc.yml``: every
+builds on no earlier chapter). Its last line links the notation page (an
+appendix), where every symbol the chapter uses is defined. The chapters are found from ``_toc.yml``: every
 document but the root page, the home page, and the back matter, pages that
 are looked up rather than read in order (:data:`BACK_MATTER`).
 """
@@ -33,6 +36,7 @@ BACK_MATTER = ("notation", "checking", "references")
 OPENING = re.compile(r"\A(?:\s*\([\w-]+\)=\n)*\s*# [^\n]+\n\s*:::\{div\} chapter-goals\n(.*?)^:::[ \t]*$",
                      re.S | re.M)
 GOALS_LEAD = "After this chapter you will be able to:"
+NOTATION_LINE = "The symbols are listed in {doc}`notation`."
 BUILDS_ON = "It builds on "
 DOC = re.compile(r"\{doc\}`(?:[^`<]*<)?([\w-]+)>?`")
 CITE = re.compile(r"\{cite(?::\w+)?\}`")
@@ -46,14 +50,20 @@ def chapters() -> list[str]:
     return [stem for stem in documents()[1:] if stem not in BACK_MATTER]
 
 
-def opening(stem: str) -> tuple[str, list[str], str]:
-    """The chapter's opening: its lead line, its goals and its "builds on" paragraph."""
+def paragraphs(stem: str) -> list[str]:
+    """The paragraphs of the chapter's opening box."""
     match = OPENING.match(source(stem))
     assert match, (f"{stem}: the title is not followed by ':::{{div}} chapter-goals' "
                    "(the goals and the chapters it builds on, before any other text)")
-    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", match.group(1).strip())]
-    assert len(paragraphs) == 3, f"{stem}: the opening is a lead line, a list of goals, a 'builds on' paragraph"
-    lead, goals, builds_on = paragraphs
+    return [p.strip() for p in re.split(r"\n\s*\n", match.group(1).strip())]
+
+
+def opening(stem: str) -> tuple[str, list[str], str]:
+    """The chapter's opening: its lead line, its goals and its "builds on" paragraph."""
+    found = paragraphs(stem)
+    assert len(found) == 4, (f"{stem}: the opening is a lead line, a list of goals, a 'builds on' paragraph "
+                             "and the link to the notation page")
+    lead, goals, builds_on, _ = found
     items = re.split(r"^- ", goals, flags=re.M)
     assert items[0] == "" and all(item.strip() for item in items[1:]), f"{stem}: the goals are a bullet list"
     return lead, [re.sub(r"\s+", " ", item).strip() for item in items[1:]], re.sub(r"\s+", " ", builds_on)
@@ -84,3 +94,8 @@ def test_a_chapter_builds_on_earlier_chapters(stem):
         assert not named and "no earlier chapter" in builds_on
     else:
         assert named, f"{stem}: the 'builds on' line names no earlier chapter"
+
+
+@pytest.mark.parametrize("stem", chapters())
+def test_a_chapter_opening_links_the_notation_page(stem):
+    assert paragraphs(stem)[-1] == NOTATION_LINE, f"{stem}: the opening does not end with {NOTATION_LINE!r}"

@@ -1,12 +1,15 @@
 /* Answer boxes of the book's exercises (_ext/exercises): checked in the page, with no kernel.
  *
- * Each <form class="answer-box" data-answer='{"expected": [[...]], "rtol": r, "atol": a, "matrix": m}'>
- * holds the answer the package computed when the book was built. A reader's entry is
+ * Each <form class="answer-box" data-answer='{"expected": [[...]], "rtol": r, "atol": a, "decimals": d,
+ * "matrix": m}'> holds the answer the package computed when the book was built. A reader's entry is
  * read as a small arithmetic expression (numbers, + - * / ^, parentheses, sqrt, pi),
- * compared with the answer within atol + rtol * |answer| (numpy's isclose), and the
- * status line (role="status", aria-live) says whether it is right and, if not, whether
- * it is too high or too low: never the answer, nor by how much it is off (which would
- * give the answer away: "0.03 is 0.01 too high"). Submitting the form (Enter in any
+ * compared with the answer within atol + rtol * |answer| (numpy's isclose), or, when the
+ * question asks for d decimals, with the answer rounded to d decimals within half a unit of
+ * the last (atol): an entry that rounds to the same d decimals is right. The status line
+ * (role="status", aria-live) echoes the entry as typed (an expression with its value) and says
+ * whether it is right and, if not, whether it is too high or too low: never the answer, nor by
+ * how much it is off (which would give the answer away: "0.03 is 0.01 too high"); a right
+ * answer is shown at the question's precision. Submitting the form (Enter in any
  * entry, or the Check button) checks it. A form with data-solution (the id of the
  * exercise's solution, a <details>) and data-tries shows, after that many wrong answers,
  * its "Show the solution" button, which opens the solution and moves the focus to it.
@@ -62,12 +65,27 @@
     return value;
   }
 
-  /** Three significant figures, without trailing zeros: 0.0123, 1.41e-7, 250. */
-  function show(x) {
+  /** `x` at `decimals` decimals (0.9993), or to three significant figures without trailing zeros: 0.0123, 1.41e-7. */
+  function show(x, decimals) {
+    if (Number.isInteger(decimals)) return x.toFixed(decimals).replace(/^-/, "\u2212");
     if (x === 0) return "0";
     const a = Math.abs(x);
     const text = a >= 1e-3 && a < 1e6 ? String(Number(x.toPrecision(3))) : x.toExponential(2).replace(/\.?0+e/, "e");
     return text.replace(/^-/, "\u2212");
+  }
+
+  /** A plain number, as a reader types one: -0.25, 2.5e-3, .5 (its minus sign may be Unicode's). */
+  const PLAIN = /^[-\u2212+]?(\d+\.?\d*|\.\d+)([eE][-+\u2212]?\d+)?$/;
+
+  /** The entry as the reader typed it: a plain number as it is, an expression with its value. */
+  function echo(text, value, decimals) {
+    const typed = text.replace(/\s+/g, " ");
+    return PLAIN.test(typed) ? typed.replace(/^-/, "\u2212") : `${typed} = ${show(value, decimals)}`;
+  }
+
+  /** The answer the entries are compared with: as computed, or rounded to the decimals the question asks. */
+  function target(answer, data) {
+    return Number.isInteger(data.decimals) ? Number(answer.toFixed(data.decimals)) : answer;
   }
 
   /** Which way `value` is off from `answer`, in words, without saying by how much. */
@@ -75,8 +93,11 @@
     return value > answer ? "too high" : "too low";
   }
 
+  // 1e-9 of slack: an entry exactly on the half of the last decimal ("0.49945" for 0.4995) is right,
+  // whatever rounding the subtraction of two doubles does (their spacing is ~1e-16 of them).
   function close(value, answer, data) {
-    return Math.abs(value - answer) <= data.atol + data.rtol * Math.abs(answer);
+    const goal = target(answer, data);
+    return Math.abs(value - goal) <= (data.atol + data.rtol * Math.abs(goal)) * (1 + 1e-9);
   }
 
   function label(input, data) {
@@ -86,7 +107,7 @@
   /** The feedback for the entries of `inputs` (row by row), and the inputs it marks as wrong. */
   function check(inputs, data) {
     const expected = data.expected.flat();
-    const values = [];
+    const values = [], typed = [];
     for (const input of inputs) {
       const text = input.value.trim();
       if (text === "") {
@@ -96,6 +117,7 @@
       }
       try {
         values.push(evaluate(text));
+        typed.push(text);
       } catch (error) {
         return {
           message: `${label(input, data)}: \u201c${text}\u201d ${error.message}. ` +
@@ -105,14 +127,15 @@
       }
     }
     const off = values.map((v, k) => (close(v, expected[k], data) ? null : k)).filter((k) => k !== null);
+    const entry = (k) => echo(typed[k], values[k], data.decimals);
     if (!data.matrix) {
       return off.length
-        ? { message: `Not yet: ${show(values[0])} is ${direction(values[0], expected[0])}.`, wrong: inputs }
-        : { message: `Right: ${show(values[0])} matches the answer, ${show(expected[0])}.`, wrong: [] };
+        ? { message: `Not yet: ${entry(0)} is ${direction(values[0], target(expected[0], data))}.`, wrong: inputs }
+        : { message: `Right: ${entry(0)} matches the answer, ${show(expected[0], data.decimals)}.`, wrong: [] };
     }
     if (!off.length) return { message: `Right: all ${values.length} entries match.`, wrong: [] };
     const details = off.slice(0, 3).map((k) =>
-      `${label(inputs[k], data)}: ${show(values[k])} is ${direction(values[k], expected[k])}.`);
+      `${label(inputs[k], data)}: ${entry(k)} is ${direction(values[k], target(expected[k], data))}.`);
     const more = off.length > 3 ? ` ${off.length - 3} more entries are off too.` : "";
     return {
       message: `Not yet: ${off.length} of ${values.length} entries are off. ${details.join(" ")}${more}`,

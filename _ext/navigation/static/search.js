@@ -20,6 +20,15 @@
  * titles, the page's first paragraph after its opening box. A sentence longer than MAX_SNIPPET is
  * cut around the match; one that goes on in a display formula ends with "..."; a reference of the
  * bibliography is whole.
+ *
+ * Sections: a result links to the section of the page that holds its snippet (the nearest section
+ * with an id around the block), not the page's top; a page found through the book's index (the
+ * chapters' `index` directives, which Sphinx puts in the search index) is listed once, linked to the
+ * indexed section, with the better of the two scores: "KV cache" finds §13.2 first.
+ *
+ * A query is tamed before anything runs: its words (split at spaces) are kept once each, the first
+ * MAX_WORDS of them, and at most MAX_QUERY characters, so that a link with one word repeated thousands
+ * of times cannot hold the page (each word is compared with every title of the book).
  */
 var Scorer = (function () {
   "use strict";
@@ -28,6 +37,8 @@ var Scorer = (function () {
   const SECTION_BOOST = 0.5;
   const MAX_SECTIONS = 10;
   const MAX_SNIPPET = 240;
+  const MAX_WORDS = 8;
+  const MAX_QUERY = 120;
   /** The stems of the current query's words (set as each query starts). */
   let queryStems = [];
 
@@ -39,14 +50,36 @@ var Scorer = (function () {
       .map((word) => ({ word, stem: stemmer.stemWord(word) }));
   }
 
+  /** The stems of each title, computed once a page load (a query compares every word with every title). */
+  const titleStems = new Map();
+
   /** Does `title` (the index's, maybe with HTML: its section number) hold the query word whose stem is `stem`? */
   function titleHolds(title, stem) {
-    return stemsOf(plain(title)).some(({ word, stem: s }) => s === stem || (stem.length >= 4 && word.startsWith(stem)));
+    if (!titleStems.has(title)) titleStems.set(title, stemsOf(plain(title)));
+    return titleStems.get(title).some(({ word, stem: s }) => s === stem || (stem.length >= 4 && word.startsWith(stem)));
   }
 
-  /** A title of the index without its markup and section number. */
+  /** A title of the index without its markup and its number ("5.2. ", or an appendix's "A. "). */
   function plain(title) {
-    return title.replace(/<[^>]*>/g, "").replace(/^[\d.]+\s+/, "");
+    return title.replace(/<[^>]*>/g, "").replace(/^(?:[A-Z]\.)?[\d.]*\s+/, "");
+  }
+
+  /** The query a search runs: each word once (case aside), at most MAX_WORDS words and MAX_QUERY characters. */
+  function tame(text) {
+    const seen = new Set();
+    const words = [];
+    const head = text.length > MAX_QUERY * MAX_WORDS
+      ? text.slice(0, MAX_QUERY * MAX_WORDS).replace(/\S+$/, "") || text.slice(0, MAX_QUERY)  // no cut word
+      : text;
+    for (const word of head.split(/\s+/)) {
+      const key = word.toLowerCase();
+      if (!word || seen.has(key)) continue;
+      if (!words.length && word.length > MAX_QUERY) return word.slice(0, MAX_QUERY);  // one very long word
+      if (words.length === MAX_WORDS || [...words, word].join(" ").length > MAX_QUERY) break;
+      seen.add(key);
+      words.push(word);
+    }
+    return words.join(" ");
   }
 
   /** Sphinx's score of a result [docname, title, anchor, descr, score, filename], raised as described above. */
@@ -66,8 +99,14 @@ var Scorer = (function () {
 
   const query = Search.query;
   Search.query = (text) => {
-    queryStems = stemsOf(text).map(({ stem }) => stem);
-    return query(text);
+    performance.mark("book-search");  // where the search begins (benchmarks/bench_search.py times from it)
+    const tamed = tame(text);
+    Search.tamedQuery = tamed;  // what was searched, for the page and its tests
+    for (const field of document.querySelectorAll('input[name="q"]')) {
+      if (field.value === text) field.value = tamed;  // the search field shows what was searched
+    }
+    queryStems = [...new Set(stemsOf(tamed).map(({ stem }) => stem))];
+    return query(tamed);
   };
 
   // One result per page: a query as long as half a page's title also finds that title (Sphinx's
@@ -82,12 +121,43 @@ var Scorer = (function () {
     for (const r of results.filter(whole)) {
       if (!best.has(r[0]) || r[4] >= best.get(r[0])[4]) best.set(r[0], r);
     }
-    return results.filter((r) => !whole(r) || best.get(r[0]) === r).map((r) => {
+    const kept = results.filter((r) => !whole(r) || best.get(r[0]) === r).map((r) => {
       const file = index.docnames.indexOf(r[0]);
       if (whole(r) && file >= 0) r[1] = index.titles[file];
       return r;
     });
+    return oneForIndexedPages(kept, whole);
   };
+
+  /**
+   * A page found both as a whole and through the book's index ("#index-3": Sphinx's results for the
+   * `index` directives) is listed once: the page's result, linked to its best indexed section, with
+   * the better score. Sphinx lists results in ascending score (it shows them from the end).
+   */
+  function oneForIndexedPages(results, whole) {
+    const indexed = (r) => /^#index-\d+$/.test(r[2]) && !r[3];
+    const bestIndexed = new Map();
+    for (const r of results.filter(indexed)) {
+      if (!bestIndexed.has(r[0]) || r[4] > bestIndexed.get(r[0])[4]) bestIndexed.set(r[0], r);
+    }
+    const pages = new Set(results.filter(whole).map((r) => r[0]));
+    const merged = results.filter((r) => !indexed(r) || (!pages.has(r[0]) && bestIndexed.get(r[0]) === r));
+    for (const r of merged) {
+      const entry = whole(r) && bestIndexed.get(r[0]);
+      if (entry) { r[2] = entry[2]; r[4] = Math.max(r[4], entry[4]); }
+    }
+    return merged.map((r, k) => [r, k]).sort(([a, i], [b, j]) => a[4] - b[4] || i - j).map(([r]) => r);
+  }
+
+  /**
+   * The id of the section of `page` around `block` (the nearest <section id> holding it, not the page's
+   * own): where its result links. Null for a block of the page's opening.
+   */
+  function sectionOf(block, page) {
+    const section = block.closest("section[id]");
+    const top = page.querySelector("article section[id]");
+    return section && section !== top ? section.id : null;
+  }
 
   const PROSE = "p, li:not(:has(p)), dd:not(:has(p)), figcaption, caption, th, td";
   const HEADINGS = "h1, h2, h3, h4, h5, h6";
@@ -188,13 +258,40 @@ var Scorer = (function () {
     return m ? { at: m.index, length: m[0].length, rank: own * 100 + any } : null;
   }
 
+  /**
+   * What of a page a snippet reads: its article, without KaTeX's HTML rendering of each formula (its
+   * MathML, which mathText reads, stays). Parsing a whole chapter (up to 700 KB) was the search page's
+   * longest task; this is a fraction of it, cut with string searches, which are far cheaper than parsing.
+   */
+  function lighter(html) {
+    const start = html.indexOf("<article"), end = html.lastIndexOf("</article>");
+    const text = start >= 0 && end > start ? html.slice(start, end + "</article>".length) : html;
+    const open = '<span class="katex-html"';
+    const tags = /<span\b|<\/span>/g;
+    let out = "", at = 0;
+    for (let i = text.indexOf(open); i >= 0; i = text.indexOf(open, at)) {
+      let depth = 0, close = -1;
+      tags.lastIndex = i;
+      for (let m = tags.exec(text); m; m = tags.exec(text)) {
+        depth += m[0] === "</span>" ? -1 : 1;
+        if (depth === 0) { close = tags.lastIndex; break; }
+      }
+      if (close < 0) break;  // not closed: keep the rest as it is
+      out += text.slice(at, i);
+      at = close;
+    }
+    return out + text.slice(at);
+  }
+
   Search.makeSearchSummary = (htmlText, keywords, anchor) => {
-    const page = new DOMParser().parseFromString(htmlText, "text/html");
+    const page = new DOMParser().parseFromString(lighter(htmlText), "text/html");
     const p = document.createElement("p");  // Sphinx appends what this returns: never null
     p.classList.add("context");
     const article = page.querySelector("article.bd-article") || page.querySelector('[role="main"]');
     if (!article) return p;
-    const scope = (anchor && page.getElementById(decodeURIComponent(anchor.slice(1)))) || article;
+    // An anchor names a section (a title's result) or an index entry's target, an empty mark in its section.
+    const target = anchor && page.getElementById(decodeURIComponent(anchor.slice(1)));
+    const scope = (target && (target.matches("section") ? target : target.closest("section"))) || article;
     const patterns = [...keywords].filter((k) => k.length > 1)
       .map((k) => new RegExp(`\\b${k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\w*`, "gi"));
     const blocks = (selector) => [...scope.querySelectorAll(selector)].filter((b) => !b.closest(NOT_PROSE));
@@ -208,6 +305,13 @@ var Scorer = (function () {
         if (best && best.match.rank === 101 * patterns.length) break;  // every stem, in the page's words
       }
       if (best) {
+        const section = anchor ? null : sectionOf(best.block, page);
+        // Sphinx appends this paragraph to the result's <li> as soon as it is returned: then link its section.
+        if (section) queueMicrotask(() => {
+          const link = p.parentElement?.querySelector("a");
+          const href = link?.getAttribute("href");
+          if (href && !href.includes("#")) link.setAttribute("href", `${href}#${section}`);
+        });
         const { at, length } = best.match;
         // A reference of the bibliography is one entry, not sentences: all of it.
         summary = best.block.closest(".citation") ? cut(best.text, 0, best.text.length, at, length)
