@@ -90,7 +90,7 @@ def test_the_static_page_shows_the_starter_unwritten_and_the_solution_right(site
     exercise, solution = exercise.split("<details", 1)  # the solution is the closed box after it
     assert "Not written yet: replace each ... in stable_softmax with your code." in exercise
     assert "Live Code" in exercise and "<span class=\"pre\">live</span>" in exercise  # `make live`
-    assert "Right: each row" in solution.split("</details>", 1)[0]
+    assert "Right: softmax of each row" in solution.split("</details>", 1)[0]
 
 
 def test_a_wrong_then_a_right_answer_get_their_verdicts(live_page):
@@ -104,6 +104,6 @@ def test_a_wrong_then_a_right_answer_get_their_verdicts(live_page):
     wrong = run(live_page, target, WRONG, "Not right:")
     assert wrong.startswith("Not right: an overflow") and "\n" not in wrong
     right = run(live_page, target, RIGHT, "Right:")
-    assert right.startswith("Right: each row's weights") and "\n" not in right
+    assert right.startswith("Right: softmax of each row") and "\n" not in right
     assert "Traceback" not in target.text_content()
     assert live_page.external_requests == []

@@ -220,6 +220,7 @@ def one_line(capsys, verdict) -> str:
     out, err = capsys.readouterr()
     assert err == "" and "Traceback" not in out
     assert out == f"{verdict.message}\n" and "\n" not in verdict.message
+    assert len(verdict.message) <= 79, verdict.message  # fits a code cell's output box, as its code does
     return verdict.message
 
 
@@ -242,7 +243,7 @@ def test_typical_wrong_answers_are_refused_each_with_its_own_hint(check, capsys)
         verdict = check(wrong)
         message = one_line(capsys, verdict)
         assert not verdict and message.startswith("Not right: "), message
-        assert word in message, f"{message!r} should name {word!r}"
+        assert word in message and not message.endswith("…"), f"{message!r} should name {word!r}, whole"
         hints.append(message)
     assert len(WRONG[check]) >= 3 and len(set(hints)) == len(hints), hints
 
@@ -333,7 +334,7 @@ def test_a_function_that_never_ends_is_stopped(capsys):
     start = time.monotonic()
     verdict = checks.check_softmax(forever, time_limit=0.2)
     assert time.monotonic() - start < 5  # stopped near 0.2 s, not left to run
-    assert one_line(capsys, verdict).startswith("Too slow: stable_softmax ran past the check's limit of 0.2 s")
+    assert one_line(capsys, verdict).startswith("Too slow: stable_softmax stopped after 0.2 s")
 
 
 def test_the_limit_is_for_the_whole_check_and_an_outer_timer_is_put_back(capsys):

@@ -31,6 +31,9 @@ from ._time_limit import TimeUp, limited
 #: Seconds a check gives the reader's function, all calls together.
 TIME_LIMIT = 10.0
 
+#: The longest verdict: a line that a code cell's output box shows whole (the book's 79 columns).
+LINE = 79
+
 #: Relative agreement that counts as right. Equivalent formulas (sums in
 #: another order, a softmax shifted by another constant) differ from the
 #: package's by rounding, a few units of 1e-16 relative per operation over
@@ -141,6 +144,8 @@ def judge(exercise: Exercise, function, rng, time_limit) -> Verdict:
     except Exception as error:
         verdict = Verdict(False, f"Cannot check: the check itself failed "
                                  f"({type(error).__name__}: {_first_line(error)})")
+    if len(verdict.message) > LINE:  # a reader's error message, cut to fit a phone's line
+        verdict = Verdict(verdict.passed, verdict.message[: LINE - 1] + "…")
     print(verdict.message)
     return verdict
 
@@ -149,7 +154,7 @@ def _judged(exercise: Exercise, function, rng, time_limit) -> Verdict:
     if function is Ellipsis:
         raise Refused(f"Not written yet: define {exercise.name} and pass it to the check.")
     if not callable(function):
-        raise Refused(f"Cannot check: the check needs a function, got {type(function).__name__}.")
+        raise Refused(f"Cannot check: the check needs a function, got {type(function).__name__[:20]}.")
     try:
         generator = as_rng(rng)
         limit = as_positive_scalar(time_limit, "time_limit")
@@ -206,16 +211,14 @@ def as_result(value, name: str, shape: tuple, what: str, nonfinite: str | None =
     except Exception:
         array = np.asarray(None)
     if array.dtype.kind not in "biuf":
-        raise Refused(f"Not right: {name} returns {type(value).__name__}, not {what} of real numbers.")
+        raise Refused(f"Not right: a type: {what} is a {type(value).__name__[:20]}, not numbers.")
     if array.shape != shape:
         if array.shape == shape[::-1]:
-            raise Refused(f"Not right: a transpose: {name} returns shape {array.shape}, "
-                          f"and {what} here has shape {shape}.")
-        raise Refused(f"Not right: a shape: {name} returns shape {array.shape}; "
-                      f"{what} here has shape {shape}.")
+            raise Refused(f"Not right: a transpose: got {array.shape} for {what}, not {shape}.")
+        raise Refused(f"Not right: a shape: got {array.shape} for {what}, not {shape}.")
     array = array.astype(float)
     if not np.isfinite(array).all():
-        raise Refused(f"Not right: {nonfinite or f'{name} returns NaN or inf (an overflow, or a division by zero).'}")
+        raise Refused(f"Not right: {nonfinite or f'NaN or inf in {what} (an overflow, or a division by zero).'}")
     return array
 
 
@@ -239,8 +242,7 @@ class _Clock:
                 warnings.simplefilter("ignore")  # an overflow is judged by its result
                 return limited(self.function, args, self.left)
         except TimeUp:
-            raise Refused(f"Too slow: {self.name} ran past the check's limit of "
-                          f"{self.limit:g} s and was stopped (a loop that never ends?).") from None
+            raise Refused(f"Too slow: {self.name} stopped after {self.limit:g} s (a loop that never ends?).") from None
         except Exception as error:
             raise Refused(self._error(error)) from None
         finally:
@@ -249,8 +251,7 @@ class _Clock:
     def _error(self, error: Exception) -> str:
         text = _first_line(error)
         if _unwritten(self.function):
-            return (f"Not written yet: replace each ... in {self.name} with your code "
-                    f"(it raised {type(error).__name__}: {text}).")
+            return f"Not written yet: replace each ... in {self.name} with your code."
         code = getattr(self.function, "__code__", None)  # the line is the reader's, not numpy's
         frames = [f for f in traceback.extract_tb(error.__traceback__) if code and f.filename == code.co_filename]
         where = f" at line {frames[-1].lineno}" if frames and frames[-1].lineno else ""

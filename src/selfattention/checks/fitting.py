@@ -36,11 +36,11 @@ def _loo_faults(s, p, tau):
     zeroed = unmasked - np.diag(np.diag(unmasked))  # the diagonal set to 0 after the softmax
     mse = float(np.mean((masked @ s - s) ** 2))
     return [
-        ("a missing mask: token i must not predict itself (score -inf on the diagonal).",
+        ("a missing mask: no token may predict itself (-inf on the diagonal).",
          np.mean((unmasked @ s - s) ** 2)),
         ("a root: the error is the mean of the squares, with no square root.", np.sqrt(mse)),
         ("a scale: the mean over the N samples, not their sum.", mse * s.size),
-        ("a normalisation: mask before the softmax, so that each row still sums to 1.",
+        ("a normalisation: mask before the softmax, so rows still sum to 1.",
          np.mean((zeroed @ s - s) ** 2)),
     ]
 
@@ -52,7 +52,7 @@ LEAVE_ONE_OUT = Exercise(
     reference=lambda s, p, tau: leave_one_out_scores(s, p, [tau])[0],
     faults=_loo_faults,
     verified="the leave-one-out mean squared error",
-    fallback="the error differs: mean over i of (s_i - sum_{j != i} a_ij s_j)**2, the diagonal masked.",
+    fallback="the error differs: mean of (s_i - sum_{j != i} a_ij s_j)**2.",
 )
 
 
@@ -72,7 +72,7 @@ def _gradient_faults(W_Q, W_K, X, s):
     return [
         ("a missing factor: dL/d output_i = (2 / N) (output_i - s_i).", dW_Q * s.size / 2),
         ("a transpose: that is dL/dW_K; for W_Q it is X^T (dL/dE) X W_K.", loo_loss_and_grad(W_Q, W_K, X, s)[2]),
-        ("a missing mask: the leave-one-out head masks the diagonal (a_ii = 0).",
+        ("a missing mask: leave-one-out masks the diagonal (a_ii = 0).",
          attention_loss_and_grad(W_Q, W_K, X, s, targets=s)[1]),
     ]
 
@@ -85,7 +85,7 @@ GRADIENT = Exercise(
     reference=lambda W_Q, W_K, X, s: loo_loss_and_grad(W_Q, W_K, X, s)[1],
     faults=_gradient_faults,
     verified="dL/dW_Q of the leave-one-out loss, entry by entry",
-    fallback="the gradient differs: dL/de_ij = (2/N)(output_i - s_i) a_ij (s_j - output_i), then X^T dL/dE X W_K.",
+    fallback="the gradient differs: X^T (dL/dE) X W_K, dL/dE as in the table.",
 )
 
 
@@ -106,7 +106,7 @@ def _bilateral_faults(s, p, tau, tau_s):
     return [
         ("a missing term: the score also holds -(s_i - s_j)**2 / tau_s.", softmax(position / tau)),
         ("a sign: the value term is subtracted, -(s_i - s_j)**2 / tau_s.", softmax(position / tau - value / tau_s)),
-        ("the temperatures swapped: tau_p divides the positions' term, tau_s the values'.",
+        ("swapped temperatures: tau_p divides the positions' term.",
          softmax(position / tau_s + value / tau)),
     ]
 
@@ -119,7 +119,7 @@ BILATERAL = Exercise(
     reference=lambda s, p, tau, tau_s: bilateral_head(s, p, tau, tau_s)[1],
     faults=_bilateral_faults,
     verified="every weight of the bilateral head",
-    fallback="the weights differ: softmax_j(-(p_i - p_j)**2 / tau_p - (s_i - s_j)**2 / tau_s).",
+    fallback="the weights differ: softmax of both terms, each over its own tau.",
 )
 
 

@@ -17,7 +17,7 @@ from ..metrics import effective_neighbours
 from ..studies.onedim import onedim_head
 from ._verdicts import TIME_LIMIT, Exercise, Refused, as_result, close, documented, judge
 
-_ROWS = "normalises columns: each row's weights must sum to 1 (sum over the last axis)."
+_ROWS = "columns sum to 1: normalise each row (the last axis)."
 
 
 def _rows(scores: np.ndarray) -> np.ndarray:
@@ -50,15 +50,14 @@ SOFTMAX = Exercise(
     cases=lambda rng: [(rng.normal(size=(4, 6)),), (rng.normal(size=(5, 3)) * 300 + 800,),
                        (rng.normal(size=(3, 7)) * 300 - 800,)],
     answer=lambda call, x: _array(call, (x.copy(),), x.shape, "stable_softmax", "the weights",
-                                  "an overflow: NaN or inf where exp of a large score is inf; subtract "
-                                  "each row's largest score first."),
+                                  "an overflow: NaN or inf, as exp(score) is inf; subtract the row max."),
     reference=lambda x: softmax(x),
     faults=lambda x: [
         (_ROWS, _columns(x)),
         ("a missing normalisation: divide each row by its sum.", np.exp(x - x.max(axis=-1, keepdims=True))),
     ],
-    verified="each row's weights, also for scores in the hundreds where exp overflows",
-    fallback="the weights differ: exp(scores - row max), divided by the row's sum.",
+    verified="softmax of each row, even of scores in the hundreds",
+    fallback="the weights differ: exp(scores - row max) / row sum.",
 )
 
 
@@ -75,7 +74,7 @@ def _one_number_cases(rng):
 def _one_number_faults(x, w_q, w_k, w_v):
     return [
         ("a missing factor: the values are w_v x_j.", onedim_head(x, w_q, w_k, 1.0)[0]),
-        ("a score: the score of a pair is the product (w_q x_i)(w_k x_j).",
+        ("a score: a pair's score is the product (w_q x_i)(w_k x_j).",
          _rows(-_squared_distances(x) * w_q * w_k) @ (w_v * x)),
         (_ROWS, _columns(w_q * w_k * np.outer(x, x)) @ (w_v * x)),
     ]
@@ -88,7 +87,7 @@ ONE_NUMBER_HEAD = Exercise(
     reference=lambda x, *w: onedim_head(x, *w)[0],
     faults=_one_number_faults,
     verified="the output of the head of 1 x 1 weights",
-    fallback="the output differs: softmax_j(w_q w_k x_i x_j) times w_v x_j, summed over j.",
+    fallback="the output differs: softmax_j(w_q w_k x_i x_j) times w_v x_j.",
 )
 
 
@@ -106,7 +105,7 @@ def _projections(call):
         raise Refused("Not right: projections must return two matrices, W_Q and W_K.")
     columns = np.shape(value[0])[-1] if np.ndim(value[0]) == 2 else 3  # d_k: the reader's choice
     W_Q = as_result(value[0], "projections", (4, columns), "W_Q")
-    W_K = as_result(value[1], "projections", W_Q.shape, "W_K (as W_Q)")
+    W_K = as_result(value[1], "projections", W_Q.shape, "W_K")
     return W_Q, W_K
 
 
@@ -125,8 +124,7 @@ def _quadratic_answer(call, X):
     other = X.copy()
     other[:, 0] += 1.0  # (n, 4): the same positions, another signal
     if not close(_centred_rows(_scores(W_Q, W_K, other)), _centred_rows(_scores(W_Q, W_K, X))):
-        raise Refused("Not right: a wrong row: the scores change with the signal s; the first row "
-                      "of each projection must be 0.")
+        raise Refused("Not right: a wrong row: the scores read the signal s; first rows must be 0.")
     return _scores(W_Q, W_K, X)
 
 
@@ -134,7 +132,7 @@ def _quadratic_faults(X):
     p = X[:, 1]
     return [
         ("a missing term: -p_j**2 needs its own dimension in the keys.", 2 * np.outer(p, p)),
-        ("a scale of one term: the cross term is 2 p_i p_j (sqrt(2) in each projection).",
+        ("one term's scale: the cross term is 2 p_i p_j (sqrt(2) in each).",
          np.outer(p, p) - p[None, :] ** 2),
     ]
 
@@ -145,8 +143,8 @@ QUADRATIC = Exercise(
     answer=_quadratic_answer,
     reference=lambda X: _scores(*gaussian_head_weights()[:2], X),
     faults=_quadratic_faults,
-    verified="q_i . k_j = -(p_i - p_j)**2 for every pair, up to a number the same along a row",
-    fallback="the scores differ: q_i . k_j must be 2 p_i p_j - p_i**2 - p_j**2.",
+    verified="q_i . k_j = -(p_i - p_j)**2 + a number per row",
+    fallback="the scores differ: q_i . k_j = 2 p_i p_j - p_i**2 - p_j**2.",
     compare=_centred_rows,
 )
 
@@ -168,16 +166,16 @@ def _weights_cases(rng):
 NEIGHBOURS = Exercise(
     name="n_eff",
     cases=_weights_cases,
-    answer=lambda call, A: _array(call, (A.copy(),), A.shape[:1], "n_eff", "one number per row"),
+    answer=lambda call, A: _array(call, (A.copy(),), A.shape[:1], "n_eff", "the numbers"),
     reference=lambda A: effective_neighbours(A),
     faults=lambda A: [
         ("a missing square: sum the squares of the weights.", 1 / A.sum(axis=1)),
         ("a missing reciprocal: N_eff is one over the sum of squares.", (A**2).sum(axis=1)),
         ("a square root too many: N_eff = 1 / sum_j a_ij**2.", 1 / np.sqrt((A**2).sum(axis=1))),
-        ("sums columns: row i's N_eff sums the squares of row i (the last axis).", 1 / (A**2).sum(axis=0)),
+        ("sums columns: row i's N_eff sums row i's squares (the last axis).", 1 / (A**2).sum(axis=0)),
     ],
     verified="1 / sum_j a_ij**2 for every row",
-    fallback="the numbers differ: one over the sum, along the row, of the squared weights.",
+    fallback="the numbers differ: one over each row's sum of squared weights.",
 )
 
 
@@ -198,7 +196,7 @@ def _temperature_faults(s, p, tau):
     return [
         ("a scale: divide the scores by tau, do not multiply.", _rows(-d2 * tau) @ s),
         ("a missing square: the score is -(p_i - p_j)**2 / tau.", _rows(-np.sqrt(d2) / tau) @ s),
-        ("a factor 2: the score is -(p_i - p_j)**2 / tau, with no 2 (tau is not the bandwidth).",
+        ("a factor 2: the score is -(p_i - p_j)**2 / tau, with no 2.",
          _rows(-d2 / (2 * tau)) @ s),
         (_ROWS, _columns(-d2 / tau) @ s),
     ]
@@ -210,8 +208,8 @@ TEMPERATURE = Exercise(
     answer=lambda call, s, p, tau: _array(call, (s.copy(), p.copy(), tau), s.shape, "smooth", "the output"),
     reference=lambda s, p, tau: gaussian_head(s, p, tau)[0],
     faults=_temperature_faults,
-    verified="the head's output, from the smallest to the largest temperature of the explorer",
-    fallback="the output differs: weights softmax_j(-(p_i - p_j)**2 / tau), times the signal.",
+    verified="the output, from the smallest to the largest tau",
+    fallback="the output differs: softmax_j(-(p_i - p_j)**2 / tau) @ signal.",
 )
 
 

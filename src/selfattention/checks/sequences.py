@@ -21,7 +21,7 @@ from ..random_features import fourier_features
 from ..tokens import residual_stream
 from ._verdicts import TIME_LIMIT, Exercise, Refused, as_result, documented, judge
 
-_ROWS = "normalises columns: each row's weights must sum to 1 (sum over the last axis)."
+_ROWS = "columns sum to 1: normalise each row (the last axis)."
 
 
 def _offset_weights(p: np.ndarray, delta: float, tau: float) -> np.ndarray:
@@ -41,11 +41,11 @@ OFFSET = Exercise(
                                                  (p.size, p.size), "the weights"),
     reference=lambda p, delta, tau: gaussian_head(np.zeros(p.size), p, tau, offset=delta)[1],
     faults=lambda p, delta, tau: [
-        ("a sign: row i's band must be centred on p_i + delta (ahead for delta > 0).", _offset_weights(p, -delta, tau)),
+        ("a sign: row i's band is centred on p_i + delta (ahead if delta > 0).", _offset_weights(p, -delta, tau)),
         ("a missing offset: the query moves to p_i + delta inside the square.", _offset_weights(p, 0.0, tau)),
         (_ROWS, softmax(-((p[:, None] + delta - p[None, :]) ** 2) / tau, axis=0)),
     ],
-    verified="every weight of the head whose band is centred offset away",
+    verified="every weight of the offset head",
     fallback="the weights differ: softmax_j(-(p_i + delta - p_j)**2 / tau).",
 )
 
@@ -74,15 +74,15 @@ ROTATION = Exercise(
     name="rope",
     cases=_rotation_cases,
     answer=lambda call, V, p, omega: as_result(call(V.copy(), p.copy(), omega.copy()), "rope", V.shape,
-                                               "the rotated rows"),
+                                               "the rows"),
     reference=rotate,
     faults=lambda V, p, omega: [
         ("a sign: the rotation turns the wrong way (the angle is +omega p_i).", rotate(V, -p, omega)),
-        ("the pairs: rotate neighbouring coordinates (0, 1), (2, 3), ..., not the two halves.", _halves(V, p, omega)),
+        ("the pairs: turn neighbours (0, 1), (2, 3), ..., not the two halves.", _halves(V, p, omega)),
         ("the frequencies: pair n turns by its own omega_n, in order.", rotate(V, p, omega[::-1])),
     ],
     verified="every rotated coordinate",
-    fallback="the rows differ: each pair (x, y) becomes (x cos - y sin, x sin + y cos) of omega_n p_i.",
+    fallback="the rows differ: a pair (x, y) becomes (x c - y s, x s + y c).",
 )
 
 
@@ -96,7 +96,7 @@ def _mask(call, n):
     value = call(n)
     array = np.asarray(value) if value is not None and value is not Ellipsis else None
     if array is not None and array.dtype.kind in "iuf" and array.shape == (n, n):
-        raise Refused("Not right: a type: the mask must be boolean (True where a query may look), not numbers.")
+        raise Refused("Not right: a type: the mask holds booleans (True where a query may look).")
     return as_result(value, "causal", (n, n), "the mask")
 
 
@@ -107,11 +107,11 @@ CAUSAL = Exercise(
     reference=lambda n: causal_mask(n).astype(float),
     faults=lambda n: [
         ("an off-by-one: a query may look at itself (the diagonal is True).", np.tril(np.ones((n, n)), -1)),
-        ("a transpose: row i (the query) may see the columns j <= i, not j >= i.", np.triu(np.ones((n, n)))),
-        ("a missing mask: it hides nothing; the keys after the query must be False.", np.ones((n, n))),
+        ("a transpose: row i (the query) sees the columns j <= i.", np.triu(np.ones((n, n)))),
+        ("a missing mask: the keys after each query must be False.", np.ones((n, n))),
     ],
     verified="the mask hides exactly the keys after each query",
-    fallback="the mask differs: True where j <= i (row i, column j), False elsewhere.",
+    fallback="the mask differs: True where j <= i (row i, column j).",
 )
 
 
@@ -148,8 +148,8 @@ PREVIOUS = Exercise(
         ("a scale: tau is (1/(N - 1))**2 divided by the margin.", _previous_wrong(n, margin, -1, tau_margin=1.0)),
         ("an off-by-one: the offset is one step back, -1/(N - 1), not two.", _previous_wrong(n, margin, -2)),
     ],
-    verified="every weight of the previous-token head, under the causal mask",
-    fallback="the weights differ: softmax over j <= i of -(p_i - 1/(N-1) - p_j)**2 / tau.",
+    verified="every weight of the previous-token head",
+    fallback="the weights differ: the offset head one step back, causal.",
 )
 
 
@@ -171,10 +171,10 @@ def _decoded(call, X, W_Q, W_K, W_V, tau):
         step = call(x.copy(), keys, values, W_Q, W_K, W_V, tau)
         if step is Ellipsis or step is None or not isinstance(step, tuple | list) or len(step) != 3:
             as_result(step if step is Ellipsis or step is None else (), "cache_step", (3,), "the answer")
-            raise Refused("Not right: cache_step must return three things: the output, the keys, the values.")
+            raise Refused("Not right: cache_step must return the output, the keys and the values.")
         outputs.append(as_result(step[0], "cache_step", (W_V.shape[1],), "the output"))
-        keys = as_result(step[1], "cache_step", (i + 1, W_K.shape[1]), "the cache of keys, one row more,")
-        values = as_result(step[2], "cache_step", (i + 1, W_V.shape[1]), "the cache of values, one row more,")
+        keys = as_result(step[1], "cache_step", (i + 1, W_K.shape[1]), "the grown keys")
+        values = as_result(step[2], "cache_step", (i + 1, W_V.shape[1]), "the grown values")
     return np.array(outputs)
 
 
@@ -186,7 +186,7 @@ def _cache_faults(X, W_Q, W_K, W_V, tau):
         ("a scale: divide the scores by tau.", softmax(np.where(causal, scores, -np.inf)) @ V),
         ("the query: q = x W_Q, scored against the cached keys.",
          softmax(np.where(causal, K @ K.T / tau, -np.inf)) @ V),
-        ("a transpose: the new query attends to every cached key (row i of the weights, not column i).",
+        ("a transpose: the new query's row of weights, not its column.",
          (softmax(np.where(causal.T, scores / tau, -np.inf), axis=0).T @ V)),
     ]
 
@@ -197,8 +197,8 @@ CACHE = Exercise(
     answer=_decoded,
     reference=lambda X, W_Q, W_K, W_V, tau: decode_cached(X, W_Q, W_K, W_V, tau)[0],
     faults=_cache_faults,
-    verified="the outputs of decoding step by step with the cache, token after token",
-    fallback="the outputs differ: append k = x W_K and v = x W_V, then softmax(q K^T / tau) V with q = x W_Q.",
+    verified="the outputs, token after token, from empty caches",
+    fallback="the outputs differ: append x W_K and x W_V, then attend with x W_Q.",
 )
 
 
@@ -234,8 +234,8 @@ FEATURES = Exercise(
          2 * np.cos(p[:, None] * omega) @ np.cos(p[:, None] * omega).T / omega.size),
         ("a missing factor: divide the features by sqrt(D).", _gram(fourier_features(p, omega) * np.sqrt(omega.size))),
     ],
-    verified="psi(p_i) . psi(p_j) = mean of cos(omega_r (p_i - p_j)) for every pair",
-    fallback="the features differ: cos and sin of omega_r p, each divided by sqrt(D).",
+    verified="psi(p_i) . psi(p_j) = mean_r cos(omega_r (p_i - p_j))",
+    fallback="the features differ: cos and sin of omega_r p, over sqrt(D).",
 )
 
 
