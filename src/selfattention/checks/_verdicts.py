@@ -37,8 +37,8 @@ LINE = 79
 #: Relative agreement that counts as right. Equivalent formulas (sums in
 #: another order, a softmax shifted by another constant) differ from the
 #: package's by rounding, a few units of 1e-16 relative per operation over
-#: at most a few hundred operations, far below it; every fault a hint names
-#: changes some entry by more than 1e-3 of the largest on the checks' inputs.
+#: at most a few hundred operations, far below it; the faults the hints name
+#: change entries by orders of magnitude more (tests/unit/test_checks.py).
 RTOL = 1e-7
 
 
