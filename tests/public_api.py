@@ -27,6 +27,7 @@ import numpy as np
 
 import selfattention
 from selfattention import core, defaults, head, kernel, memory, metrics, multihead, signals, symbolic, work
+from selfattention.checks import CHECKS
 from selfattention.figures import (
     _style,
     bias_variance,
@@ -83,6 +84,9 @@ NO_USER_DATA = {
     "selfattention.induction.CircuitRun": "a dataclass of results, checked where it is made",
     "selfattention.training.CircuitFit": "a dataclass of results, checked where it is made",
     "selfattention.studies.induction.Tracked": "a dataclass of results, checked where it is made",
+    **{f"{check.__module__}.{check.__qualname__}": "a check of a code exercise: its argument is the reader's "
+       "function, and bad input gets a one-line verdict, not an error (tests/unit/test_checks.py)"
+       for check in CHECKS},
 }
 
 

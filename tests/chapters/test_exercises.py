@@ -3,9 +3,11 @@
 A chapter's exercises (``_ext/exercises`` on top of sphinx-exercise) are the
 last section of the page, ``## Exercises`` with the label
 ``exercises-<stem>``: three to five exercises, from a check to an open
-question, each with one solution right after it. Each exercise names its kind
-first in its title; at least one asks the reader to change a live cell and
-predict the result. Every value a solution glues (``ex-...``) is asserted by
+question, each with one solution right after it, and one or two code
+exercises ("Write: ...") on top of them. Each exercise names its kind first
+in its title; at least one asks the reader to change a live cell and
+predict the result, and at least one to write code that a check of
+``selfattention.checks`` judges. Every value a solution glues (``ex-...``) is asserted by
 the chapter's own test, so that a change to the package that breaks a
 solution fails there. A solution reads nothing its live cell binds: a reader
 who changed the cell and then opens the solution gets the chapter's answer.
@@ -17,16 +19,21 @@ added to ``_toc.yml`` there gets these checks too (see the README).
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import re
 
+import numpy as np
 import pytest
 from chapters.book import ANSWER_BOX, BOOK, CODE_CELL, FENCE, glued_names, source
 
 from tools import toc
 
 #: The kinds of exercise, from the quickest to the most open; a chapter's exercises follow this order.
-KINDS = ("Check", "Compute", "Predict, then run", "Open question")
+KINDS = ("Check", "Compute", "Write", "Predict, then run", "Open question")
 LIVE = "Predict, then run"
+#: A code exercise: the reader writes a function in a live cell, and a check of selfattention.checks judges it.
+WRITE = "Write"
 EXERCISE = re.compile(r"^```\{exercise-start\} ([^\n]+)\n:label: (\S+)\n```\n(.*?)^```\{exercise-end\}\n```",
                       re.S | re.M)
 SOLUTION = re.compile(r"^```\{solution-start\} (\S+)\n```\n(.*?)^```\{solution-end\}\n```", re.S | re.M)
@@ -54,7 +61,9 @@ def test_every_chapter_between_the_introduction_and_the_notation_has_exercises()
 @pytest.mark.parametrize("stem", chapters_with_exercises())
 def test_three_to_five_exercises_from_a_check_to_an_open_question(stem):
     exercises = EXERCISE.findall(exercises_section(stem))
-    assert 3 <= len(exercises) <= 5, f"{stem} has {len(exercises)} exercises"
+    others = [title for title, _, _ in exercises if not title.startswith(f"{WRITE}: ")]
+    assert 3 <= len(others) <= 5, f"{stem} has {len(others)} exercises besides its code exercises"
+    assert 1 <= len(exercises) - len(others) <= 2, f"{stem} must have one or two code exercises"
     kinds = []
     for title, label, _ in exercises:
         kind = next((k for k in KINDS if title.startswith(f"{k}: ")), None)
@@ -131,3 +140,52 @@ def test_a_solution_reads_nothing_its_live_cell_binds(stem):
             tree = _code(cell)
             read = _names(tree, ast.Load) - _names(tree, ast.Store)
             assert not read & live, f"{label}: its solution reads {sorted(read & live)}, which the live cell binds"
+
+
+def _run_cell(code: str, namespace: dict) -> str:
+    """What a cell prints, run in ``namespace`` as the chapter's kernel would (numpy already imported)."""
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(compile(code, "<cell>", "exec"), namespace)
+    return printed.getvalue()
+
+
+def test_the_book_has_a_code_exercise_for_every_check():
+    from selfattention import checks
+
+    called = set()
+    for stem in chapters_with_exercises():
+        called |= set(re.findall(r"\b(check_\w+)\(", exercises_section(stem)))
+    assert called == {check.__name__ for check in checks.CHECKS}
+    assert len(called) >= 12
+
+
+@pytest.mark.parametrize("stem", chapters_with_exercises())
+def test_a_code_exercise_starts_unwritten_says_how_to_check_it_and_its_solution_passes(stem):
+    """The starter cell runs (the build runs it) and says "not written yet"; its solution's cell passes the check.
+
+    Both cells are run here as the build runs them, so that a starter that
+    raises, or a solution the check refuses, fails this test before a build.
+    """
+    section = exercises_section(stem)
+    solutions = dict(SOLUTION.findall(section))
+    written = [(label, body) for title, label, body in EXERCISE.findall(section) if title.startswith(f"{WRITE}: ")]
+    assert written
+    for label, body in written:
+        starter = [_code_text(cell) for cell in CODE_CELL.findall(body)]
+        assert len(starter) == 1, f"{label}: one starter cell"
+        check = re.search(r"^(check_\w+)\((\w+)\)$", starter[0], re.M)
+        assert check, f"{label}: its starter ends by calling a check on the function"
+        assert "= ..." in starter[0] or "return ..." in starter[0], f"{label}: a starter with ... to fill"
+        assert re.search(r":::\{div\} screen-only\n.*Live Code.*make live", body, re.S), "how to make it live"
+        namespace = {"np": np}
+        assert _run_cell(starter[0], namespace).startswith("Not written yet:"), label
+        solved = [_code_text(cell) for cell in CODE_CELL.findall(solutions[label])]
+        assert any(check.group(0) in cell for cell in solved), f"{label}: its solution runs the same check"
+        printed = "".join(_run_cell(cell, namespace) for cell in solved)
+        assert printed.startswith("Right:") and printed.count("\n") == 1, f"{label}: {printed}"
+
+
+def _code_text(cell: str) -> str:
+    """A code cell's source without its ``:option:`` lines."""
+    lines = cell.splitlines()
+    return "\n".join(lines[next((k for k, line in enumerate(lines) if not line.startswith(":")), len(lines)):])
