@@ -149,13 +149,13 @@ def as_temperature(x, name: str) -> float:
 def as_difference_step(x, name: str, entries) -> float:
     r"""A central difference's step :math:`\Delta`, for entries :math:`\theta` up to :math:`s = \max(1, \max|\theta|)`.
 
-    Refused unless :math:`\sqrt{\varepsilon}\, s \le \Delta \le s`, with
-    :math:`\varepsilon = 2^{-52}` the spacing of doubles near 1. A double
+    Refused unless :math:`\sqrt{\mathrm{eps}}\, s \le \Delta \le s`, with
+    :math:`\mathrm{eps} = 2^{-52}` the spacing of doubles near 1. A double
     carries 53 bits: the shifted entries :math:`\theta \pm \Delta` are
-    rounded to :math:`\varepsilon s / 2` and the two losses to
-    :math:`\varepsilon |L| / 2`, so the difference quotient errs by about
-    :math:`\varepsilon s / \Delta` of a gradient on the loss's own scale,
-    :math:`|L| / s`. Below :math:`\sqrt{\varepsilon}\, s` (about
+    rounded to :math:`\mathrm{eps}\, s / 2` and the two losses to
+    :math:`\mathrm{eps}\, |L| / 2`, so the difference quotient errs by about
+    :math:`\mathrm{eps}\, s / \Delta` of a gradient on the loss's own scale,
+    :math:`|L| / s`. Below :math:`\sqrt{\mathrm{eps}}\, s` (about
     :math:`1.5 \times 10^{-8} s`) rounding takes more than half of its 16
     digits, and at the smallest steps the shifted entries round back to
     the entries: a gradient of zeros. Above :math:`s` the difference spans

@@ -216,9 +216,9 @@ def numerical_circuit_gradient(weights, sequences, vocabulary, *, step=1e-6):
     weights, sequences, vocabulary
         As in :func:`circuit_loss_and_grad`.
     step : float
-        :math:`\Delta`, from :math:`\sqrt{\varepsilon}\, s` to :math:`s`, with
+        :math:`\Delta`, from :math:`\sqrt{\mathrm{eps}}\, s` to :math:`s`, with
         :math:`s` the largest entry's magnitude (or 1) and
-        :math:`\varepsilon = 2^{-52}`: below, the rounding of the losses
+        :math:`\mathrm{eps} = 2^{-52}`: below, the rounding of the losses
         and of the shifted entries takes most of the difference's digits
         (at the smallest steps, all of them: a gradient of zeros); above,
         the difference spans more than the entries and measures no

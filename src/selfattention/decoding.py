@@ -62,7 +62,8 @@ def decode_recomputed(X, W_Q, W_K, W_V, temperature):
     X, W_Q, W_K, W_V, tau = _checked(X, W_Q, W_K, W_V, temperature)
     n, d_k, d_v = X.shape[0], W_K.shape[1], W_V.shape[1]
     memory.require_matrix(n, n, "X")
-    work.require_work(n * (n + 1) * (2 * n + 1) // 6, "X", f"decoding {n} tokens, recomputing every step")
+    work.require_work(n * (n + 1) * (2 * n + 1) // 6, "X",
+                      f"decoding {n} tokens, recomputing every step")
     outputs, cost = np.empty((n, d_v)), Cost(0, 0, 0)
     with naming("X", "Q", "K", "V"):
         for i in range(1, n + 1):
@@ -98,7 +99,8 @@ def decode_cached(X, W_Q, W_K, W_V, temperature):
     """
     X, W_Q, W_K, W_V, tau = _checked(X, W_Q, W_K, W_V, temperature)
     n, d_k, d_v = X.shape[0], W_K.shape[1], W_V.shape[1]
-    work.require_work(n * (n + 1) // 2, "X", f"decoding {n} tokens with a cache")
+    work.require_work(n * (n + 1) // 2, "X",
+                      f"decoding {n} tokens with a cache")
     keys, values = np.empty((n, d_k)), np.empty((n, d_v))  # the cache
     outputs, cost = np.empty((n, d_v)), Cost(0, 0, 8 * n * (d_k + d_v))
     with naming("X", "Q", "K", "V"):

@@ -198,9 +198,9 @@ def numerical_gradient(W_Q, W_K, X, y, targets=None, *, step=1e-6):
     W_Q, W_K, X, y, targets
         As in :func:`attention_loss_and_grad`.
     step : float
-        The shift :math:`\Delta`, from :math:`\sqrt{\varepsilon}\, s` to
+        The shift :math:`\Delta`, from :math:`\sqrt{\mathrm{eps}}\, s` to
         :math:`s`, with :math:`s` the largest entry's magnitude (or 1) and
-        :math:`\varepsilon = 2^{-52}`: below, rounding takes most of the
+        :math:`\mathrm{eps} = 2^{-52}`: below, rounding takes most of the
         difference's digits (at the smallest steps, all of them: zeros);
         above, the difference measures no derivative at the entries.
 

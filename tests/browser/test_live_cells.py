@@ -312,7 +312,7 @@ def test_a_kernel_that_dies_and_restarts_by_itself_resets_the_states(cost_page):
     with edited(cost_page, 1, "import os\nos._exit(1)  # the kernel process ends"):
         cells(cost_page).nth(1).locator(".live-cell-run").click()
         status = cost_page.locator(".live-code-status")
-        cost_page.wait_for_function("el => el.textContent.includes('The kernel restarted by itself')",
+        cost_page.wait_for_function("el => el.textContent.includes('The live session restarted by itself')",
                                     arg=status.element_handle(), timeout=LAUNCH_TIMEOUT)
     cost_page.wait_for_function(SETTLED, timeout=LAUNCH_TIMEOUT)
     states = cost_page.evaluate(STATES)

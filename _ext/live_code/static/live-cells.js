@@ -165,7 +165,7 @@
       const where = source.setUp ? `${label(source).toLowerCase()}, folded under its “Show” toggle` :
         label(source).toLowerCase();
       hint.textContent = `${missing[1]} is defined by a cell above this one (${where}), which has not run ` +
-        "in this session since it changed or since the kernel lost it. Run the cells above, then this one:";
+        "in this session since it changed or since the session lost it. Run the cells above, then this one:";
       const again = makeButton("Run the cells above", "live-cell-rerun", () => run(cell.index, { again: true }));
       box.append(hint, again);
     } else if (error.traceback && error.traceback.length) {
@@ -365,14 +365,14 @@
       if (book.restarting || status !== "autorestarting") return;
       book.restarting = true;
       resetCells();
-      book.setStatus("connecting", "The kernel stopped and is restarting by itself: every cell is not run.");
+      book.setStatus("connecting", "The live session stopped and is restarting by itself: every cell is not run.");
       try {
         await new Promise((resolve) => kernel.statusChanged.connect(function ready(_k, now) {
           if (now === "idle") { kernel.statusChanged.disconnect(ready); resolve(); }
         }));
         book.restarting = false;
         await runPreamble();
-        book.setStatus("ready", `${book.connected} The kernel restarted by itself: every cell is not run; ` +
+        book.setStatus("ready", `${book.connected} The live session restarted by itself: every cell is not run; ` +
           "the set-up runs again.");
         await runSetUp();
       } finally {

@@ -155,7 +155,7 @@ PREVIOUS = Exercise(
 
 @documented
 def check_previous_token(function, *, rng=defaults.SEED, time_limit=TIME_LIMIT):
-    r"""Check ``function(n_positions, margin)``, the previous-token head's weights (N, N) on positions ``i/(N-1)``."""
+    r"""Check ``function(n_rows, margin)``: the previous-token head's weights (N + 1, N + 1) at ``i/N``."""
     return judge(PREVIOUS, function, rng, time_limit)
 
 
