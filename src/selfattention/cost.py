@@ -138,7 +138,7 @@ def window_cost(pairs, d_k=3, d_v=1) -> Cost:
 
 
 def decoding_cost(n, *, cached, d_k=3, d_v=1) -> Cost:
-    r"""The cost of producing ``n`` tokens one at a time, with a causal head.
+    r"""The cost of running a causal head over ``n`` given tokens one at a time.
 
     Without a cache, step ``i`` runs the head on the ``i`` tokens so far:
     ``i**2`` scores, :math:`\sum_{i=1}^n i^2 = n (n + 1) (2 n + 1) / 6` in all.
@@ -150,7 +150,7 @@ def decoding_cost(n, *, cached, d_k=3, d_v=1) -> Cost:
     Parameters
     ----------
     n : int
-        Tokens produced, at least 1.
+        Tokens read, at least 1.
     cached : bool
         Whether the keys and values are kept.
     d_k, d_v : int

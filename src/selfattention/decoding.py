@@ -38,7 +38,7 @@ def decode_recomputed(X, W_Q, W_K, W_V, temperature):
     Parameters
     ----------
     X : array_like, shape (n, d_model)
-        The tokens in the order they are produced.
+        The given tokens, in the order they are read.
     W_Q, W_K : array_like, shape (d_model, d_k)
     W_V : array_like, shape (d_model, d_v)
     temperature : float

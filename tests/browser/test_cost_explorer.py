@@ -91,7 +91,7 @@ def test_starts_at_the_directives_settings_and_replaces_the_fallback(cost_explor
     note = cost_explorer.locator(f"{SELECTOR} .ae-cost-note").text_content()
     assert "in this browser, on this device" in note
     now = cost_explorer.locator(f"{SELECTOR} .ae-cost-now").text_content()
-    assert now.startswith(f"This device, N = {defaults.N}: exact head ") and "D = 256 random features" in now
+    assert now.startswith(f"This device, N = {defaults.N}: exact head ") and "D = 256 random frequencies" in now
     assert cost_explorer.external_requests == []
 
 
@@ -180,7 +180,7 @@ def test_a_time_below_the_clocks_tick_reads_as_such(cost_explorer):
     """Chromium's clock ticks in steps of 0.1 ms here: a shorter time is "< 0.1 ms", never "0.0 ms"."""
     cost_explorer.evaluate(f"{API}.setParams({{n: 8, count: 4}})")
     now = cost_explorer.locator(f"{SELECTOR} .ae-cost-now").text_content()
-    times = re.findall(r"(?:exact head|random features) (< 0\.1|[0-9.]+) ms", now)
+    times = re.findall(r"(?:exact head|random frequencies) (< 0\.1|[0-9.]+) ms", now)
     assert len(times) == 2, now
     assert all(t == "< 0.1" or float(t) >= 0.1 for t in times), now
     assert "< 0.1 ms" in now, now  # the exact head of 8 samples takes a few microseconds

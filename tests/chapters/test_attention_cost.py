@@ -19,7 +19,8 @@ from chapters.book import code_cells
 from tolerances import EPS, average_atol, half_spread, square_gap
 
 import selfattention as sa
-from selfattention import cost, decoding, defaults, memory, random_features, spectrum
+from selfattention import cost, decoding, defaults, memory, random_features, spectrum, work
+from selfattention.figures.cost import plot_decoding
 from selfattention.head import gaussian_head_weights
 from selfattention.metrics import rmse
 from selfattention.positive_features import MARGIN, performer_centres, positive_feature_head, spread_centres
@@ -37,6 +38,19 @@ def prose() -> str:
 
 
 # --- the quadratic wall --------------------------------------------------------------------------
+
+
+def test_the_listings_gloss_require_work_as_the_packages_work_limit():
+    """Both listings call work.require_work; the prose says what it does, as src/selfattention/work.py does."""
+    text = prose()
+    assert text.count("work.require_work(") == 0, "the listings are included from the package, not typed"
+    for stem in ("decoding", "window"):
+        assert "work.require_work(" in (ROOT / "src" / "selfattention" / f"{stem}.py").read_text()
+    gloss = ("`work.require_work` refuses, before it starts, a call that would score more pairs than the "
+             "package's work limit")
+    assert text.count(gloss) == 2
+    with work.work_limit(10), pytest.raises(ValueError, match="X"):
+        decoding.decode_cached(np.ones((5, 4)), *gaussian_head_weights(), 1.0)  # 15 pairs > 10
 
 
 def test_the_counts_are_the_formulas_with_the_heads_dimensions(chapter):
@@ -73,8 +87,9 @@ def test_the_memory_guard_passes_its_largest_n_and_refuses_before_computing(chap
 
 
 def test_exact_attention_in_blocks_of_keys_with_an_online_softmax_needs_no_n_by_n_matrix(chapter):
-    """A running largest score and a running sum of exponentials give the exact head, a block of keys at a time
-    (Milakov and Gimelshein; Rabe and Staats): only a block of weights is held, N x 16 here, never N x N."""
+    """A running largest score, a running sum of exponentials and a running weighted sum of the values, both
+    sums rescaled when the largest score changes, give the exact head, a block of keys at a time (Milakov and
+    Gimelshein; Rabe and Staats): only a block of weights is held, N x 16 here, never N x N."""
     ns = chapter.namespace
     p, s, tau = ns["positions"], ns["noisy"], ns["tau"]
     exact, _ = sa.gaussian_head(s, p, tau)
@@ -93,6 +108,7 @@ def test_exact_attention_in_blocks_of_keys_with_an_online_softmax_needs_no_n_by_
     np.testing.assert_allclose(weighted / total, exact, rtol=0, atol=8 * p.size * EPS * np.max(np.abs(s)))
     assert largest_block == 16 * p.size < p.size**2
     assert "stored whole" in prose() and "online softmax" in prose()
+    assert "a running weighted sum of the values, both sums rescaled whenever the largest score changes" in prose()
 
 
 def test_the_times_are_read_from_the_committed_bench_file_and_the_chapter_times_nothing(chapter):
@@ -228,6 +244,15 @@ def test_sympy_finds_the_cosines_expectation_and_the_variance_two_over_tau(chapt
     u, tau = spectrum.u, spectrum.tau
     expected = sp.Rational(1, 2) + sp.exp(-4 * u**2 / tau) / 2 - sp.exp(-2 * u**2 / tau)
     assert sp.simplify(variance - expected) == 0
+    # "0 at u = 0 and rises to 1/2": noisiest on the far keys, where the kernel is near 0
+    assert variance.subs(u, 0) == 0
+    assert sp.limit(variance, u, sp.oo) == sp.Rational(1, 2)
+    assert sp.simplify(variance - (1 - sp.exp(-2 * u**2 / tau)) ** 2 / 2) == 0, "the chapter's form"
+    rising = 4 * u / tau * sp.exp(-2 * u**2 / tau) * (1 - sp.exp(-2 * u**2 / tau))  # >= 0 for u >= 0
+    assert sp.simplify(sp.diff(variance, u) - rising) == 0
+    text = prose()
+    assert "cosines are noisiest on the far keys, where they estimate almost nothing" in text
+    assert "as noisy on the far keys as anywhere" not in text
 
 
 def test_the_features_are_the_encoding_over_root_d_and_their_product_the_mean_cosine(chapter):
@@ -439,6 +464,28 @@ def test_eight_times_the_features_move_the_crossover_about_eight_times_further(c
     assert 4 <= glued["cost-crossover-ratio"] <= 16, "close to eight (within a factor 2)"
 
 
+def test_counted_alike_with_the_row_sums_the_crossover_is_1_6_d(chapter):
+    """The features' 8 N D holds their denominators (d_v + 1 columns); the exact count, N**2 (d_k + d_v), leaves
+    the softmax's N**2 row-sum additions out. With them, 5 N**2 = 8 N D at N = 1.6 D."""
+    glued = chapter.glued
+    assert glued["cost-exact-alike-per-pair"] == 3 + 1 + 1, "d_k + d_v + one addition to the row sum"
+    assert glued["cost-counted-alike-ratio"] == 8 / 5
+    D, d_v = 5, 1
+    n = 8 * D // 5  # N = 1.6 D, whole
+    assert cost.feature_cost(n, 2 * D, d_v).multiply_adds == 2 * n * (2 * D) * (d_v + 1), "the ones column counted"
+    assert cost.exact_cost(n).multiply_adds == n * n * (3 + d_v), "no row sums"
+    assert cost.exact_cost(n).multiply_adds + n * n == cost.feature_cost(n, 2 * D).multiply_adds
+    assert cost.exact_cost(n + 1).multiply_adds + (n + 1) ** 2 > cost.feature_cost(n + 1, 2 * D).multiply_adds
+    assert cost.exact_cost(n - 1).multiply_adds + (n - 1) ** 2 < cost.feature_cost(n - 1, 2 * D).multiply_adds
+    # the evaluations the counted crossover leaves out, at N = 2 D: N**2 = 4 D**2 against 4 N D = 8 D**2
+    D = glued["cost-count-fourier-64"]
+    assert glued["cost-counted-exps-fourier-64"] == 4 * D**2 == cost.exact_cost(2 * D).evaluations
+    assert glued["cost-counted-trig-fourier-64"] == 8 * D**2 == cost.feature_cost(2 * D, 2 * D).evaluations
+    text = prose()
+    assert "leaves out the softmax's row sums" in text and "compares multiply-adds only" in text
+    assert "weigh every operation alike" not in text and "many multiply-adds" not in text
+
+
 def test_the_counted_crossover_is_n_equals_2d_and_the_timed_ones_lie_beyond(chapter):
     glued, bench = chapter.glued, chapter.namespace["bench"]
     for name in ("fourier-64", "fourier-512"):
@@ -518,6 +565,12 @@ def test_when_each_wins(chapter):
     wide_64, wide_exact = ns["wide_64"]["fourier"], ns["wide_exact"]
     assert glued["cost-wide-fourier-64-draws"] == wide_64.shape[0] == 100 and wide_64.shape[1] == 1
     assert glued["cost-wide-fourier-64-error"] == np.median(wide_64)
+    # the figure's D = 64 point is another median, of 10 other draws (the comparisons' rng is 33, not 34)
+    assert glued["cost-figure-draws"] == ns["figure_draws"] == 10
+    redrawn = approximate_heads.feature_errors(ns["dense_s"], ns["dense_p"], ns["wide_tau"], [4, 16, 64, 256],
+                                               ns["figure_draws"], 33, methods=("fourier", "spread"))
+    assert glued["cost-wide-fourier-64-figure-error"] == wide["fourier"]["errors"][2] \
+        == np.median(redrawn["fourier"][:, 2])
     np.testing.assert_array_equal(wide_exact, sa.gaussian_head(ns["dense_s"], ns["dense_p"], ns["wide_tau"])[0])
     assert glued["cost-wide-exact-rms"] == pytest.approx(rmse(wide_exact, np.zeros_like(wide_exact)), rel=1e-12)
     assert glued["cost-wide-fourier-64-share"] == pytest.approx(glued["cost-wide-fourier-64-error"]
@@ -576,3 +629,75 @@ def test_exercise_open(chapter):
     D = glued["ex-cost-open-d"]
     assert (ns["estimate"] <= ns["scale"] * D * ns["kernel"] * (1 + (D + 4) * EPS)).all()
     assert (ns["estimate"] >= 0).all()
+
+
+# --- wording the review corrected ---------------------------------------------------------------------
+
+
+def test_the_decoders_run_the_head_over_given_tokens_and_produce_none():
+    """Teacher-forced: the decoders read X, they write nothing; the prose, the figure and its label say so."""
+    text = prose()
+    assert re.search(r"[Pp]roduc(e|es|ed|ing) [^.]{0,40}tokens", text) is None
+    assert re.search(r"cache produces", text) is None
+    assert "Running the causal head over $N$ given tokens one at a time" in text
+    assert "the tokens $[s, p, p^2, 1]$ built from the book's noisy sine" in text
+    assert "one causal pass, with the same outputs, up to rounding, as taking its tokens one at a time" in text
+    fig = plot_decoding([16, 32], [1, 8], [1, 2], [16, 32], [1.0, 8.0], [1.0, 2.0], "a machine")
+    assert {ax.get_xlabel() for ax in fig.axes} == {"given tokens $N$, taken one at a time"}
+
+
+def test_the_kernel_matrix_is_what_psi_psi_transpose_estimates_not_the_weights(chapter):
+    """Psi Psi^T averages to the kernel exp(-(p_i - p_j)**2 / tau), whose rows do not sum to 1 (the weights' do)."""
+    ns = chapter.namespace
+    p, tau = sa.head.centre_positions(ns["positions"]), ns["tau"]
+    kernel = np.exp(-((p[:, None] - p[None, :]) ** 2) / tau)  # (N, N)
+    assert np.all(kernel.sum(axis=1) > 2), "not weights: a row of the kernel sums to more than 1"
+    text = prose()
+    assert "$\\Psi \\Psi^\\top$ estimates the kernel matrix" in text
+    assert "The estimated weights are $\\Psi \\Psi^\\top$" not in text
+
+
+def test_the_random_feature_heads_centre_the_positions_as_the_exact_head_does_and_the_window_need_not():
+    """Shifting every position by a constant changes no output, for any head: the kernel depends on differences;
+    the sentence says which heads centre, and the window head's source does not."""
+    text = prose()
+    assert "Every random-feature head of this chapter, like the exact head, takes the positions about" in text
+    for stem in ("random_features", "positive_features", "head"):
+        assert "centre_positions(" in (ROOT / "src" / "selfattention" / f"{stem}.py").read_text()
+    assert "centre_positions(" not in (ROOT / "src" / "selfattention" / "window.py").read_text()
+
+
+def test_the_performer_is_named_and_its_frequencies_keep_their_signs():
+    text = prose()
+    assert "the Performer of {cite:t}`choromanski2021rethinking`" in text
+    assert "drawn from the same $\\mathcal{N}(0, 2/\\tau)$, signs kept this time" in text
+    # the cosine head's draws serve by their sizes |omega_r|; a Performer frequency's sign changes its feature
+    p, omega, tau = 0.3, 2.0, defaults.TEMPERATURE
+    assert np.exp(omega * p - 2 * p**2 / tau) != np.exp(-omega * p - 2 * p**2 / tau)
+    assert np.cos(omega * p) == np.cos(-omega * p)
+
+
+def test_the_relative_variance_is_over_the_draws_of_omega():
+    text = prose()
+    assert "\\operatorname{Var}_{\\omega}(\\text{product})" in text and "\\mathbb{E}_{\\omega}\\," in text
+    notation = (ROOT / "book" / "notation.md").read_text()
+    assert "| $\\mathcal{N}(0, \\nu)$ | the normal distribution of mean 0 and variance $\\nu$; any variance" in notation
+    used = {v.replace(" ", "") for v in re.findall(r"\\mathcal\{N\}\(0, ([^)]*)\)", text)}
+    assert used == {r"\nu", r"2/\tau", r"\tau/8"}, "every normal of the chapter has mean 0, as the row says"
+
+
+def test_the_explorer_times_only_when_the_button_is_pressed_and_says_frequencies():
+    text = prose()
+    script = (ROOT / "_ext" / "attention_explorer" / "static" / "cost_explorer.js").read_text()
+    label = re.search(r'this.timeButton = el\("button", [^\]]*\["([^"]+)"\]', script).group(1)
+    assert f"Press the button, *{label}*, to time each head on your own device" in text
+    assert "D random features" not in script and "random features ${" not in script
+    assert script.count('"D random frequencies"') == 2, "both legends"
+
+
+def test_training_and_inference_never_form_the_weights_whole_when_computed_in_blocks():
+    text = prose()
+    assert ("Computed a block of keys at a time, in training as at inference, they are never formed whole: the "
+            "backward pass recomputes each block from the row maxima and sums saved in the forward pass") in text
+    assert "{cite}`dao2022flashattention`" in text
+    assert "@inproceedings{dao2022flashattention," in (ROOT / "references.bib").read_text()

@@ -1,5 +1,5 @@
 /*
- * The cost explorer: the exact Gaussian head against the head of D random Fourier features,
+ * The cost explorer: the exact Gaussian head against the head of D random frequencies (2D features),
  * both computed, and timed, in the reader's browser, with no live session (no Python).
  *
  * It is one kind of the book's explorers (data.layer === "cost", written at build time by
@@ -199,7 +199,7 @@
 
     buildPanels() {
       this.canvasSignal = this.signalCanvas(
-        "Signal panel: the noisy observations (dots), the exact head's output and the output of the head of D random features (two lines), against position from 0 to 1.");
+        "Signal panel: the noisy observations (dots), the exact head's output and the output of the head of D random frequencies (two lines), against position from 0 to 1.");
       this.gapOutput = el("span", { class: "ae-cost-gap" });
       this.canvasTimes = el("canvas", { class: "ae-canvas-times", role: "img",
         "aria-label": "Times measured in this browser: milliseconds against the number of samples N, both on logarithmic scales, for the exact head and the head of random features." });
@@ -207,10 +207,10 @@
         ["Times are measured in this browser, on this device, when you press the button."]);
       return {
         main: [el("figure", { class: "ae-panel ae-panel-signal" }, [this.canvasSignal,
-          legend([["noisy", "noisy input"], ["output", "exact head"], ["features", "D random features"]]),
+          legend([["noisy", "noisy input"], ["output", "exact head"], ["features", "D random frequencies"]]),
           el("figcaption", {}, [this.gapOutput])])],
         after: [el("figure", { class: "ae-panel ae-panel-times" }, [this.canvasTimes,
-          legend([["output", "exact head"], ["features", "D random features"]]),
+          legend([["output", "exact head"], ["features", "D random frequencies"]]),
           el("figcaption", {}, ["Milliseconds against N, on logarithmic scales. ", this.timesNote])])],
       };
     }
@@ -252,7 +252,7 @@
       });
       this.gapOutput.textContent = `RMS distance between the two heads: ${gap.toPrecision(2)}`;
       this.nowOutput.textContent = `This device, N = ${n}: exact head ${formatMs(exactMs)}, ` +
-        `D = ${this.state.count} random features ${formatMs(featureMs)}.`;
+        `D = ${this.state.count} random frequencies ${formatMs(featureMs)}.`;
       const ns = this.lastTimes ? this.lastTimes.ns : this.data.timing_ns;
       const times = this.lastTimes || { exactMs: [], featureMs: [] };
       drawTimes(this.canvasTimes, colors, ns, [
@@ -301,7 +301,7 @@
         }
         const last = ns.length - 1;
         this.timesNote.textContent = `Measured in this browser, on this device, just now: at N = ${ns[last]}, ` +
-          `the exact head took ${formatMs(times.exactMs[last])}, D = ${count} random features ` +
+          `the exact head took ${formatMs(times.exactMs[last])}, D = ${count} random frequencies ` +
           `${formatMs(times.featureMs[last])}.`;
         this.timeButton.disabled = false;
         this.timingRun = null;

@@ -89,7 +89,7 @@ def plot_quadratic_wall(ns, multiply_adds, nbytes, guard_n, measured_ns,
 @book_figure
 def plot_decoding(ns, recomputed, cached, measured_ns, recomputed_seconds,
                   cached_seconds, machine):
-    """Producing ``N`` tokens without and with a key-value cache: multiply-adds counted, times measured.
+    """A causal head run over ``N`` given tokens one at a time, without and with a cache: work counted, times measured.
 
     Parameters
     ----------
@@ -111,7 +111,7 @@ def plot_decoding(ns, recomputed, cached, measured_ns, recomputed_seconds,
                                    (ax_t, m, t_again, t_kept)):
         ax.loglog(x, y_again, "o-", color=COLORS["output"], label="recomputed")
         ax.loglog(x, y_kept, "s-", color=COLORS["accent"], label="cached")
-        ax.set_xlabel("tokens $N$")
+        ax.set_xlabel("given tokens $N$, taken one at a time")
         _log_ticks(ax, 4, x)
     ax_c.set_title("multiply-adds")
     ax_t.set_title("measured (s)")
