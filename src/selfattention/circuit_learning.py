@@ -191,18 +191,18 @@ def _layer_backward(d_added, layer, cache):
     """From dL/d(what the layer added) to its gradients and dL/dX through its head."""
     W_Q, W_K, W_V, W_O = layer
     flat, Q, K, V, A, AV = cache
-    count, N, d = d_added.shape
-    d_added = d_added.reshape(count * N, d)
-    dW_O = AV.reshape(count * N, -1).T @ d_added  # (d_v, d_model)
-    d_AV = (d_added @ W_O.T).reshape(count, N, -1)  # (count, N, d_v)
-    dA = d_AV @ V.transpose(0, 2, 1)  # (count, N, N)
-    dV = A.transpose(0, 2, 1) @ d_AV  # (count, N, d_v)
+    count, rows, d = d_added.shape  # rows = N + 1: the start marker and N tokens
+    d_added = d_added.reshape(count * rows, d)
+    dW_O = AV.reshape(count * rows, -1).T @ d_added  # (d_v, d_model)
+    d_AV = (d_added @ W_O.T).reshape(count, rows, -1)  # (count, N + 1, d_v)
+    dA = d_AV @ V.transpose(0, 2, 1)  # (count, N + 1, N + 1)
+    dV = A.transpose(0, 2, 1) @ d_AV  # (count, N + 1, d_v)
     dE = A * (dA - (A * dA).sum(axis=-1, keepdims=True))  # the softmax's
-    dQ, dK = dE @ K, dE.transpose(0, 2, 1) @ Q  # (count, N, d_k) each
-    dQ, dK, dV = (m.reshape(count * N, -1) for m in (dQ, dK, dV))
+    dQ, dK = dE @ K, dE.transpose(0, 2, 1) @ Q  # (count, N + 1, d_k) each
+    dQ, dK, dV = (m.reshape(count * rows, -1) for m in (dQ, dK, dV))
     grads = (flat.T @ dQ, flat.T @ dK, flat.T @ dV, dW_O)
-    dX = dQ @ W_Q.T + dK @ W_K.T + dV @ W_V.T  # (count N, d_model)
-    return grads, dX.reshape(count, N, d)
+    dX = dQ @ W_Q.T + dK @ W_K.T + dV @ W_V.T  # (count (N + 1), d_model)
+    return grads, dX.reshape(count, rows, d)
 
 
 def numerical_circuit_gradient(weights, sequences, vocabulary, *, step=1e-6):

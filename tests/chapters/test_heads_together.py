@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 from chapters.book import source
-from tolerances import assert_close, rounding, softmax_rtol
+from tolerances import TINY, assert_close, rounding, softmax_rtol
 
 from selfattention import circuit_learning as cl
 from selfattention import defaults, induction, tokens, training
@@ -200,6 +200,8 @@ def test_knocking_out_the_first_layer_makes_every_key_score_the_same(chapter):
     # predicts the first letter, right by chance.
     first_only = study.accuracy(hand[:1], ns["sequences"], 26, 6)[1]
     assert abs(first_only - 1 / 26) < 4 * sd_of_share(1 / 26, 5 * 2000)
+    predicted, _ = cl.circuit_forward(hand[:1], ns["sequences"], 26)
+    assert (predicted == 0).all(), "the argmax of the empty prediction subspace is the first letter"
     # The second alone beats chance (it predicts the most frequent letter so far): 5 x 2000 rows of the repeat,
     # so 4 standard deviations of a share near 1/26 are under 1 point.
     assert g["heads-knocked-repeat"] / 100 > 1 / 26 + 4 * sd_of_share(1 / 26, 5 * 2000)
@@ -222,6 +224,8 @@ def test_the_second_head_alone_keeps_most_of_the_accuracy_when_the_vocabulary_is
     assert knocked[0] > 0.8 * both[0] and knocked[0] > 0.5 + 4 * sd_of_share(0.5, 10_000)
     assert knocked[1] > 1 / 3 + 4 * sd_of_share(1 / 3, 10_000)
     assert g["heads-knocked-repeat"] < 0.2 * g["heads-repeat"]
+    # "most of that is the 50 % of a guess": chance is more than half of what the second head alone keeps.
+    assert g["heads-few-chance-0"] > g["heads-few-knocked-0"] / 2
 
 
 def test_the_reach_of_the_circuit_falls_with_the_half_and_the_weight_of_a_match_with_n(chapter):
@@ -234,6 +238,9 @@ def test_the_reach_of_the_circuit_falls_with_the_half_and_the_weight_of_a_match_
     # At least 5000 rows each: the accuracies' standard deviations are under 0.8 points.
     assert abs(repeat[0] - g["heads-repeat"]) < 3 and repeat[0] > repeat[1] + 20 > repeat[2] + 40
     assert ambiguous[0] < 25 < 60 < ambiguous[1] < 90 < ambiguous[2]
+    # "(the 18 % above, on another sample)": two estimates of one share near 0.18 from at least 5000 rows each,
+    # each with a standard deviation under 0.6 points, so they differ by under 3 points (about 4 sd).
+    assert abs(ambiguous[0] - g["heads-ambiguous"]) < 3
     margin = induction.MARGIN
     assert g["heads-match-n"] == 12 and g["heads-match-long-n"] == 2000
     assert g["heads-match-formula"] == np.exp(margin) / (np.exp(margin) + 12)
@@ -253,9 +260,34 @@ def test_the_accuracy_figure_draws_both_circuits(chapter):
     per_row = ns["per_row"]
     assert study.halves(per_row["both layers"], 6)[1] == ns["repeat"]
     assert study.halves(per_row["first knocked out"], 6)[1] == ns["knocked"][1]
+    # The alt text: knocked out, the shaded rows (those predicting the repeat's letters after its first) are
+    # two to four times chance, and the curve peaks just before them, on the row predicting the first letter.
+    alone = per_row["first knocked out"]
+    shaded = alone[7:12] * 26
+    assert 2 < shaded.min() and shaded.max() < 4
+    assert int(np.argmax(alone)) == 6
 
 
 # --- the gradient, the data, training -----------------------------------------------------------
+
+
+def test_the_hand_built_circuit_is_a_point_of_the_trained_space_once_padded(chapter):
+    """Its first layer has d_k = 3; padded with zero columns to d_vocab, that layer attends the same, and the
+    second layer is already d_vocab wide."""
+    hand, seqs = chapter.namespace["hand"], chapter.namespace["sequences"][:50]
+    W_Q, W_K, W_V, W_O = hand[0]
+    assert W_Q.shape == W_K.shape == (81, 3) and all(w.shape == (81, 26) for w in hand[1][:3])
+    pad = ((0, 0), (0, 23))
+    padded = [(np.pad(W_Q, pad), np.pad(W_K, pad), W_V, W_O), hand[1]]
+    _, A = cl.circuit_forward(hand, seqs, 26)
+    _, padded_A = cl.circuit_forward(padded, seqs, 26)
+    # The zero columns add exact zero products to every score; only the order of the sums may change: each
+    # score is a dot product of 26 terms (2 * 26 roundings) on the scores' size, in each computation.
+    X = tokens.residual_stream(seqs, 26)
+    scores = (X @ W_Q) @ (X @ W_K).transpose(0, 2, 1)
+    gap = 2 * rounding(2 * 26, scores)
+    N = seqs.shape[1] + 1
+    assert_close(padded_A[0], A[0], softmax_rtol(N, gap) * A[0] + TINY)
 
 
 def test_the_gradient_agrees_with_finite_differences(chapter):
@@ -449,6 +481,7 @@ def test_exercise_a_letter_that_came_twice(chapter):
     g = chapter.glued
     keys = g["ex-heads-twice-keys"]
     assert keys == 8 and g["ex-heads-twice-text"] == "xbqxcrx"
+    assert g["ex-heads-twice-others"] == keys - 2 == 6, "the keys besides the two that follow an x"
     expected = np.exp(8) / (2 * np.exp(8) + keys - 2)
     assert g["ex-heads-twice-formula"] == pytest.approx(expected, rel=1e-15)
     # The scores are off 8 and 0 by layer 1's leak, at most 8 * 7e-4 (its rows' weight elsewhere): 1.2 % at most.
