@@ -63,3 +63,7 @@ def main() -> str:
     heading = (f"Its heaviest parts alone (in one process, OpenBLAS on one thread as the build's kernels), "
                f"median of {RUNS}:")
     return chapter_report(12, "Heads that work together", STEM, GOAL_S, parts_in_a_child(), heading, RUNS)
+
+
+if __name__ == "__main__":  # the child of parts_in_a_child(): its one line of JSON
+    print(json.dumps(parts()))
