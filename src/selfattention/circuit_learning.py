@@ -191,7 +191,7 @@ def _layer_backward(d_added, layer, cache):
     """From dL/d(what the layer added) to its gradients and dL/dX through its head."""
     W_Q, W_K, W_V, W_O = layer
     flat, Q, K, V, A, AV = cache
-    count, rows, d = d_added.shape  # rows = N + 1: the start marker and N tokens
+    count, rows, d = d_added.shape  # rows = N + 1, the start marker too
     d_added = d_added.reshape(count * rows, d)
     dW_O = AV.reshape(count * rows, -1).T @ d_added  # (d_v, d_model)
     d_AV = (d_added @ W_O.T).reshape(count, rows, -1)  # (count, N + 1, d_v)
