@@ -266,6 +266,11 @@ def test_the_accuracy_figure_draws_both_circuits(chapter):
     shaded = alone[7:12] * 26
     assert 2 < shaded.min() and shaded.max() < 4
     assert int(np.argmax(alone)) == 6
+    # ... and the first half's last row (it predicts the repeat's first letter): about six times chance
+    # knocked out, about three times with both layers; every row before it on chance (within 1.5 times)
+    both = per_row["both layers"]
+    assert 5 < alone[6] * 26 < 7 and 2.5 < both[6] * 26 < 3.5
+    assert (both[:6] * 26 < 1.5).all() and (alone[:6] * 26 < 1.5).all()
 
 
 # --- the gradient, the data, training -----------------------------------------------------------

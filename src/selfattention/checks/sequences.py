@@ -144,9 +144,9 @@ PREVIOUS = Exercise(
     reference=_previous_reference,
     faults=lambda n, margin: [
         ("a missing mask: under the causal mask row i sees only j <= i.", _previous_wrong(n, margin, -1, False)),
-        ("a sign: the offset is one token back, delta = -1/(N - 1).", _previous_wrong(n, margin, 1)),
-        ("a scale: tau is (1/(N - 1))**2 divided by the margin.", _previous_wrong(n, margin, -1, tau_margin=1.0)),
-        ("an off-by-one: the offset is one step back, -1/(N - 1), not two.", _previous_wrong(n, margin, -2)),
+        ("a sign: the offset is one token back, delta = -1/N (N + 1 rows).", _previous_wrong(n, margin, 1)),
+        ("a scale: tau is (1/N)**2 divided by the margin.", _previous_wrong(n, margin, -1, tau_margin=1.0)),
+        ("an off-by-one: the offset is one step back, -1/N, not two.", _previous_wrong(n, margin, -2)),
     ],
     verified="every weight of the previous-token head",
     fallback="the weights differ: the offset head one step back, causal.",
