@@ -31,6 +31,23 @@ settings.register_profile("book", settings.get_profile("default"), deadline=None
 settings.load_profile("book")
 
 
+@pytest.fixture(autouse=True)
+def _package_limits_restored():
+    """Each test ends with the package's memory and work limits as it found them.
+
+    Both are settings of the thread (context variables): a test that sets one outside a ``with`` block
+    (the input audit calls ``set_limit`` and ``set_work_limit`` with its corner values) would otherwise
+    hand it to every later test of its worker, and a limit of 2**62 lets a test that expects a refusal
+    compute for hours instead (CI ran ``decode_cached`` on a million tokens).
+    """
+    from selfattention import memory, work
+
+    before = memory.get_limit(), work.get_work_limit()
+    yield
+    memory.set_limit(before[0])
+    work.set_work_limit(before[1])
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         if item.path.is_relative_to(BROWSER_TESTS):

@@ -49,7 +49,7 @@ from strategies import (
     wrong_shapes,
 )
 
-from selfattention import memory
+from selfattention import memory, work
 
 ARGUMENTS = [(call, name) for call in calls() for name in call.kinds]
 
@@ -250,7 +250,8 @@ def test_a_count_no_memory_holds_is_refused_by_name_before_anything_is_allocated
     """2**62 samples, steps, draws or dimensions: a ValueError naming the count (not numpy's, not a MemoryError)."""
     key, valid = f"{call.name}-{argument}", call.kwargs[argument]
     huge = 2**62 if call.kinds[argument] == "count" else [*valid[:-1], 2**62]  # the last of the valid counts
-    with memory.limit(memory.DEFAULT_LIMIT):  # memory.set_limit(2**62) holds inside this block only
+    # memory.set_limit(2**62) and work.set_work_limit(2**62) hold inside this block only
+    with memory.limit(memory.DEFAULT_LIMIT), work.work_limit(work.DEFAULT_LIMIT):
         if key in HUGE_COUNT_IS_VALID:
             call.func(**{**call.kwargs, argument: huge})
             return
