@@ -56,8 +56,8 @@ def window_head(signal, positions, temperature, half_width):
     keys = np.searchsorted(p, p + U, side="right") - first  # (n,): m_i
     width = int(keys.max())
     work.require_work(p.size * width, "positions and half_width",
-                      f"a window head on {p.size} tokens, windows up to "
-                      f"{width} keys")
+                      f"a window head on {p.size} tokens with windows "
+                      f"of up to {width} keys")
     scale = power_of_two(float(np.max(np.abs(s))))
     output = np.empty(p.size)
     for rows in _blocks(p.size, width):
