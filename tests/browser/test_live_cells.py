@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from _ext.katex_math.numbers import as_power
 from tools import ROOT
 from tools.chromium import open_page
 from tools.live import live_url
@@ -37,6 +38,8 @@ CHAPTERS = ["smoothing", "heads-together", "attention-cost"]
 #: A number the text quotes: ``{glue:text}`name:format```.
 QUOTED = re.compile(r"\{glue:text\}`([\w-]+)(?::([^`]*))?`")
 PASTED = re.compile(r'<span class="pasted-text">([^<]*)</span>')
+#: A glued number in e-notation is typeset as a power of ten (_ext/katex_math/numbers.py): its TeX source.
+TYPESET = re.compile(r'<annotation encoding="application/x-tex">([^<]*)</annotation>')
 
 STATES = "() => [...document.querySelectorAll('div.cell[data-live-state]')].map(c => c.dataset.liveState)"
 SETTLED = """() => {
@@ -104,7 +107,8 @@ def quoted_live(page, index: int) -> dict[str, str]:
 def the_text_quotes(chapter: str, site_dir: Path, live: dict[str, str]) -> dict[str, tuple[str, bool]]:
     """For each live number the text quotes: (formatted as the text formats it, whether the page shows that)."""
     formats = dict(QUOTED.findall((ROOT / "book" / f"{chapter}.md").read_text()))
-    shown = set(PASTED.findall((site_dir / "book" / f"{chapter}.html").read_text()))
+    page = (site_dir / "book" / f"{chapter}.html").read_text()
+    shown = set(PASTED.findall(page)) | set(TYPESET.findall(page))
     found = {}
     for name, value in live.items():
         if name in formats:
@@ -114,7 +118,7 @@ def the_text_quotes(chapter: str, site_dir: Path, live: dict[str, str]) -> dict[
                 continue
             text = format(int(number) if formats[name] in ("", ",") and number.is_integer() else number,
                           formats[name])
-            found[name] = (text, text in shown)
+            found[name] = (text, text in shown or as_power(text) in shown)
     return found
 
 
