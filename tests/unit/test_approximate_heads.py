@@ -146,3 +146,18 @@ def test_the_nonpositive_rate_crosses_often_with_few_frequencies_and_never_with_
     many = feature_draws.nonpositive_rate(p, TAU, 512, 20, rng=1)
     assert few["rate"] > 0.1 and many["rate"] == 0
     assert few["crossed"].shape == (200,) and few["rate"] == few["crossed"].mean()
+
+
+# The first value at the bottom of the double range, the rest at the top: with a wide exact head, a
+# one-key window's output (the value itself) and the exact head's (about 3/5 of the top) differ by
+# more than the largest double, so the error cannot be measured.
+HUGE = np.array([-1.0, 1.0, 1.0, 1.0, 1.0]) * np.finfo(float).max
+
+
+@pytest.mark.parametrize("study", [
+    lambda s, p: ac.window_errors(s, p, 10.0, [0.1, 0.5]),
+    lambda s, p: ac.cost_and_error(s, p, 10.0, [0.1], [2], 2, rng=1),
+])
+def test_an_error_that_overflows_names_the_signal(study):
+    with pytest.raises(ValueError, match="^signal: .*overflows the double range"):
+        study(HUGE, np.linspace(0.0, 1.0, HUGE.size))

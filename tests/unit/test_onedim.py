@@ -108,6 +108,8 @@ def test_strength_sweep_matches_the_head_and_rmse():
         (lambda: onedim.onedim_head([1.0], w_k=float("nan")), "w_k must be finite"),
         (lambda: onedim.onedim_head([1.0], temperature=0.0), "temperature must be positive"),
         (lambda: onedim.strength_sweep([1.0, 2.0], [1.0], [1.0]), "signal and clean"),
+        (lambda: onedim.strength_sweep([1e308, 1e308], [-1e308, -1e308], [0.0]),
+         "signal and clean: estimate and truth: their difference overflows"),
                 (lambda: onedim.onedim_curve([], [0.0], 1.0), "signal must hold at least one value"),
         (lambda: onedim.onedim_curve([1.0], [[0.0]], 1.0), "values must be 1-dimensional"),
         (lambda: onedim.onedim_curve([1.0], [0.0], float("nan")), "strength must be finite"),

@@ -93,8 +93,9 @@ def loo_comparison(signal, clean, positions, candidates=None) -> dict:
     with naming("candidates", "temperature", "slope"):  # both chosen from the candidates
         gaussian, _ = gaussian_head(s, p, tau)
         alibi, _ = alibi_head(s, p, slope)
-    return {"temperature": tau, "slope": slope, "gaussian": gaussian, "alibi": alibi,
-            "gaussian_rmse": rmse(gaussian, f), "alibi_rmse": rmse(alibi, f)}
+    with naming("signal and clean", "estimate and truth"):  # the outputs, from signal, against clean
+        errors = {"gaussian_rmse": rmse(gaussian, f), "alibi_rmse": rmse(alibi, f)}
+    return {"temperature": tau, "slope": slope, "gaussian": gaussian, "alibi": alibi, **errors}
 
 
 def other_draws(n, sigma, seeds, candidates=None):

@@ -112,7 +112,8 @@ def feature_errors(signal, positions, temperature, counts, draws,
         for (d, k), count in _grid(draws, counts):
             for method in methods:
                 out, den = feature_head(method, s, p, temperature, count, rng)
-                found[method][d, k] = rmse(out, exact)
+                with naming("signal", "estimate and truth"):  # both outputs are the signal's
+                    found[method][d, k] = rmse(out, exact)
                 if den is not None:
                     found["nonpositive"][d, k] = bool((den <= 0).any())
     return {"counts": np.array(counts), **found}
@@ -223,7 +224,8 @@ def window_errors(signal, positions, temperature, half_widths) -> dict:
     with naming("half_widths", "half_width"):
         for k, U in enumerate(widths):
             output, keys = window_head(s, p, temperature, U)
-            errors[k], pairs[k] = rmse(output, exact), keys.sum()
+            with naming("signal", "estimate and truth"):  # both outputs are the signal's
+                errors[k], pairs[k] = rmse(output, exact), keys.sum()
     return {"half_widths": widths, "errors": errors,
             "keys": pairs / p.size, "pairs": pairs}
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import memory
-from .._validation import as_array, as_real_scalar, as_series, finite_result
+from .._validation import as_array, as_real_scalar, as_series, finite_result, naming
 from ..core import attention, softmax
 from ..metrics import rmse
 
@@ -78,7 +78,8 @@ def strength_sweep(signal, clean, strengths):
     cs = as_array(strengths, "strengths", ndim=1)
     if _overflows(np.abs(cs).max(initial=0.0), np.abs(x).max(), np.abs(x).max()):
         raise ValueError("strengths and signal: a score c x_i x_j overflows the double range")
-    errors = [rmse(onedim_head(x, w_q=c)[0], truth) for c in cs]
+    with naming("signal and clean", "estimate and truth"):  # the outputs, from signal, against clean
+        errors = [rmse(onedim_head(x, w_q=c)[0], truth) for c in cs]
     return np.array(errors)  # (m,)
 
 
