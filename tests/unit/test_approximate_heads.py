@@ -159,5 +159,5 @@ HUGE = np.array([-1.0, 1.0, 1.0, 1.0, 1.0]) * np.finfo(float).max
     lambda s, p: ac.cost_and_error(s, p, 10.0, [0.1], [2], 2, rng=1),
 ])
 def test_an_error_that_overflows_names_the_signal(study):
-    with pytest.raises(ValueError, match="^signal: .*overflows the double range"):
+    with pytest.raises(ValueError, match=r"^signal: .*overflows the double range"):
         study(HUGE, np.linspace(0.0, 1.0, HUGE.size))
