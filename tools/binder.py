@@ -1,9 +1,11 @@
 """Binder, offline: its environment installed as repo2docker installs ``binder/``, its user server, its hub.
 
 * :func:`install` makes a virtual environment the way repo2docker makes the
-  image's: ``pip install --no-cache-dir -r binder/requirements.txt`` (the
+  image's: repo2docker's own interface first (:data:`BASE`, which the
+  benchmark leaves out: it is in every Binder image, whatever ``binder/``
+  says), ``pip install --no-cache-dir -r binder/requirements.txt`` (the
   cached pip layer), then ``binder/postBuild`` run from the repository root
-  (``pip install --no-deps -e .``, the jupytext default viewer), its
+  (``pip install --no-deps -e .``, the ``live_book`` server extension), its
   ``~/.jupyter`` inside the environment. :func:`environment` keeps one in
   ``.venv-binder`` and makes it again when ``binder/`` or ``pyproject.toml``
   change. The benchmark ``bench_binder_env`` times the same steps.
@@ -29,13 +31,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
+from _ext.publish import binder_ref
 from tools import ROOT
 from tools.servers import JupyterServer
 
 BINDER = "binder"
-#: What the environment is made from: a change to any of them makes it again.
-INPUTS = ("binder/requirements.txt", "binder/nodeps.txt", "binder/postBuild", "pyproject.toml")
+#: What repo2docker's base environment brings before ``binder/`` (its conda environment, for every
+#: repository: jupyter_server 2, jupyterlab 4, notebook 7, ipywidgets 8): the interface in which the plain
+#: Binder link opens a chapter. ``binder/`` does not list it; the tests install it as that layer.
+BASE = ("notebook==7.6.5",)
 STAMP = ".installed"
 #: BinderHub names a user server ``<owner>-<repo>-<8 random characters>`` (binderhub/launcher.py).
 USER_PREFIX = "self-attention-by-hand-"
@@ -51,17 +57,20 @@ def _run(command: list[str], venv: Path, root: Path, env: dict[str, str] | None)
 
 
 def install(venv: Path, root: Path = ROOT, *, requirements: str = f"{BINDER}/requirements.txt",
-            post_build: str | None = f"{BINDER}/postBuild", env: dict[str, str] | None = None) -> dict[str, float]:
-    """A fresh environment in ``venv``: ``pip install`` of ``requirements``, then ``post_build``.
+            post_build: str | None = f"{BINDER}/postBuild", env: dict[str, str] | None = None,
+            base: tuple[str, ...] = ()) -> dict[str, float]:
+    """A fresh environment in ``venv``: ``pip install`` of ``base``, of ``requirements``, then ``post_build``.
 
     Paths are relative to ``root``; ``env`` replaces the environment of the
     pip steps (the benchmark's: no pip cache, PyPI only). Returns the seconds
-    each step took: ``{"pip": ..., "postBuild": ...}``.
+    each step took: ``{"base": ..., "pip": ..., "postBuild": ...}``.
     """
     shutil.rmtree(venv, ignore_errors=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     (venv / "home").mkdir()
-    steps = {"pip": [str(venv / "bin" / "python"), "-m", "pip", "install", "--no-cache-dir", "-r", requirements]}
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--no-cache-dir"]
+    steps = {"base": [*pip, *base]} if base else {}
+    steps["pip"] = [*pip, "-r", requirements]
     if post_build:
         steps["postBuild"] = ["bash", post_build]
     seconds = {}
@@ -73,14 +82,17 @@ def install(venv: Path, root: Path = ROOT, *, requirements: str = f"{BINDER}/req
 
 
 def _digest(root: Path) -> str:
-    return hashlib.sha256(b"".join((root / name).read_bytes() for name in INPUTS)).hexdigest()
+    """What the environment is made from: :data:`BASE`, every file of ``binder/``, ``pyproject.toml``."""
+    files = [*binder_ref.environment_files(root), root / "pyproject.toml"]
+    return hashlib.sha256(repr(BASE).encode() + b"".join(
+        p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() for p in files)).hexdigest()
 
 
 def environment(venv: Path = ROOT / ".venv-binder", root: Path = ROOT) -> Path:
     """``venv`` holding the Binder environment of ``root``'s current ``binder/``, made if missing or stale."""
     stamp = venv / STAMP
     if not (stamp.is_file() and stamp.read_text() == _digest(root)):
-        install(venv, root)
+        install(venv, root, base=BASE)
         stamp.write_text(_digest(root))
     return venv
 
@@ -131,12 +143,29 @@ class ImageCache:
     def __init__(self, server: JupyterServer):
         self.server, self.builds = server, []
 
+    def _build(self, ref: str) -> bool:
+        """Build ``ref``'s image unless it is built: whether it was built now."""
+        if ref in self.builds:
+            return False
+        self.builds.append(ref)
+        return True
+
     def stream(self, url: str) -> str:
         ref = url.rstrip("/").rsplit("/", 1)[-1]
-        if ref in self.builds:
-            return cached_stream(self.server)
-        self.builds.append(ref)
-        return ready_stream(self.server)
+        return ready_stream(self.server) if self._build(ref) else cached_stream(self.server)
+
+    def launch(self, url: str) -> str:
+        """The server URL a launch link ``<hub>/v2/gh/<owner>/<repo>/<ref>?urlpath=<path>`` ends at, built or not.
+
+        BinderHub's page at that link builds the ref's image if needed, starts a
+        server and sends the browser to ``<server>/<urlpath>``, with the token
+        added to the query (``binderhub-client``'s ``getFullRedirectURL``).
+        """
+        parts = urlsplit(url)
+        self._build(parts.path.rstrip("/").rsplit("/", 1)[-1])
+        target = urlsplit(self.server.url + parse_qs(parts.query).get("urlpath", [""])[0].lstrip("/"))
+        query = "&".join(filter(None, [target.query, urlencode({"token": self.server.token})]))
+        return urlunsplit(target._replace(query=query))
 
 
 def failed_stream(message: str) -> str:
@@ -148,16 +177,23 @@ def failed_stream(message: str) -> str:
 class SimulatedBinderHub:
     """Answers a Playwright ``page``'s ``<binder_url>/build/...`` requests with ``body``; records their URLs.
 
-    ``body`` is the event stream, or a function of the request's URL that returns it (:meth:`ImageCache.stream`).
+    ``body`` is the event stream, or a function of the request's URL that returns it (:meth:`ImageCache.stream`);
+    ``launch``, if given, answers the launch link the same way (:meth:`ImageCache.launch`).
 
     Registered after :func:`tools.chromium.open_page`'s catch-all route, so it
     wins for the hub's address (Playwright tries the newest route first).
     """
 
-    def __init__(self, page, body: str, binder_url: str = "https://mybinder.org"):
+    def __init__(self, page, body: str, binder_url: str = "https://mybinder.org", launch=None):
         self.requests: list[str] = []
-        self.body = body
+        self.body, self.launch = body, launch
         page.route(f"{binder_url}/build/**", self._answer)
+        if launch:  # a launch link (<binder_url>/v2/...): the browser is sent on to launch(url), a server's page
+            page.route(f"{binder_url}/v2/**", self._redirect)
+
+    def _redirect(self, route) -> None:
+        self.requests.append(route.request.url)
+        route.fulfill(status=302, headers={"Location": self.launch(route.request.url)})
 
     def _answer(self, route) -> None:
         self.requests.append(route.request.url)

@@ -21,7 +21,10 @@ only talk to Binder. It
   site's copy;
 * writes the book's package as a wheel into ``_static/live-code/``, which a
   Binder session installs when it starts (:mod:`.package`): Binder's image
-  is made from ``binder/`` alone, the session runs the site's own package.
+  is made from ``binder/`` alone, the session runs the site's own package;
+  and each chapter as a notebook, ``_static/live-code/notebooks/<docname>.ipynb``
+  (:mod:`.notebooks`), which the plain Binder link opens: ``live-code.js``
+  points it at ``binder/live_book.py``'s handler, which fetches both.
 * once the session connects, ``live-code.js`` loads ``live-cells.js`` and
   ``live-cells.css`` (a page that is only read fetches neither): each cell's
   Run button and state, running the cells above it first, one toolbar (Run
@@ -47,6 +50,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util.fileutil import copy_asset
 
+from .notebooks import write_notebooks
 from .package import write_wheel
 
 HERE = Path(__file__).resolve().parent
@@ -87,9 +91,13 @@ def copy_assets(app: Sphinx, exception: Exception | None) -> None:
 
 
 def write_package(app: Sphinx, exception: Exception | None) -> None:
-    """Write the book's package, as a wheel and ``package.json``, into ``_static/live-code/`` (:mod:`.package`)."""
+    """Write the book's package, as a wheel and ``package.json``, into ``_static/live-code/`` (:mod:`.package`),
+    and each notebook page as an ``.ipynb`` under ``_static/live-code/notebooks/`` (:mod:`.notebooks`)."""
     if exception is None and app.builder.format == "html":
-        write_wheel(HERE.parents[1], Path(app.outdir) / "_static" / ASSET_DIR)
+        target = Path(app.outdir) / "_static" / ASSET_DIR
+        write_wheel(HERE.parents[1], target)
+        write_notebooks({docname: Path(app.env.doc2path(docname)) for docname in sorted(app.env.found_docs)
+                         if _kernel_name(app, docname) is not None}, target)
 
 
 def disconnect_sphinx_thebe(app: Sphinx) -> None:
@@ -159,6 +167,8 @@ def page_config(app: Sphinx, docname: str) -> dict[str, Any]:
     return {
         "quietCells": quiet,
         "shownCells": shown,
+        # The plain Binder link opens _static/live-code/notebooks/<this> (.notebooks, binder/live_book.py).
+        "notebook": f"{docname}.ipynb",
         "kernelName": _kernel_name(app, docname),
         "path": "" if folder == "." else folder,
         "binderUrl": (launch.get("binderhub_url") or "https://mybinder.org").rstrip("/"),

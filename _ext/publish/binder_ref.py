@@ -25,10 +25,15 @@ BINDER = "binder"
 PREFIX = "binder-"
 
 
+def environment_files(root: Path) -> list[Path]:
+    """The files of ``root/binder/``, sorted, less Python's byte-code caches (``__pycache__``, never committed)."""
+    return sorted(p for p in (root / BINDER).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
 def environment_ref(root: Path) -> str:
     """``binder-`` and 16 hex digits of SHA-256 over each file of ``root/binder/``: its path and its bytes."""
     digest = hashlib.sha256()
-    files = sorted(p for p in (root / BINDER).rglob("*") if p.is_file())
+    files = environment_files(root)
     if not files:
         raise FileNotFoundError(f"no {BINDER}/ folder with files in {root}")
     for path in files:

@@ -20,14 +20,16 @@ from __future__ import annotations
 import ast
 import json
 import re
+import shutil
 import subprocess
 import time
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
 
+from _ext.live_code.package import write_wheel
 from _ext.publish import binder_ref
 from tools import ROOT, binder
 from tools.chromium import open_page
@@ -246,22 +248,93 @@ def test_a_culled_saved_server_is_replaced(browser, site_url, binder_server):
         page.context.close()
 
 
-def test_the_plain_binder_link_opens_the_chapter_as_a_notebook(browser, site_url, binder_server):
-    """The launch menu's "Binder" link sends the reader to <server>/<urlpath>: there the MyST
-    chapter must open as a notebook (jupytext, postBuild's default viewer), not as text."""
-    page = open_page(browser, {site_url, binder_server.origin})
+#: The version of the package in the image of the tag's commit, older than the page's.
+OLD_VERSION = "0.0.1"
+
+
+def image_of_an_older_commit(work: Path) -> tuple[Path, Path]:
+    """The checkout Binder's image was made from, older than the page (its chapter and its package differ),
+    and that package as a wheel (another version, another module)."""
+    tag = work / "tag-commit"
+    (tag / "book").mkdir(parents=True)
+    (tag / SOURCE).write_text((ROOT / SOURCE).read_text().replace("# ", "# (older) ", 1))
+    shutil.copytree(ROOT / "src", tag / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    (tag / "src" / "selfattention" / "older.py").write_text('"""Only in the older package."""\n')
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    (tag / "pyproject.toml").write_text(re.sub(r'(?m)^version = ".*"$', f'version = "{OLD_VERSION}"', pyproject))
+    return tag, work / "old-wheel" / write_wheel(tag, work / "old-wheel")["wheel"]
+
+
+def install_as_made(venv: Path, tag: Path, wheel: Path) -> None:
+    """``venv`` as the tag's image starts: its package installed (as postBuild did), no notebook written yet."""
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "--no-deps", "--force-reinstall", str(wheel)], check=True, capture_output=True)
+    (tag / "book" / "smoothing.ipynb").unlink(missing_ok=True)
+    assert installed_package(venv)[0] == OLD_VERSION
+
+
+def installed_package(venv: Path) -> tuple[str, str]:
+    """The version and content hash of the package a kernel of ``venv`` imports (:data:`PACKAGE_PROBE`)."""
+    out = subprocess.run([str(venv / "bin" / "python"), "-c", PACKAGE_PROBE], cwd=venv, check=True,
+                         capture_output=True, text=True).stdout
+    _, version, digest, _ = out.split()
+    return version, digest
+
+
+def a_change_to_binder(work: Path) -> str:
+    """The ref of a push that changes ``binder/``: a copy of it with one more requirement."""
+    shutil.copytree(ROOT / binder.BINDER, work / binder.BINDER, ignore=shutil.ignore_patterns("__pycache__"))
+    with (work / binder.BINDER / "requirements.in").open("a") as requirements:
+        requirements.write("rich\n")
+    return binder_ref.environment_ref(work)
+
+
+def follow_binder_link(page, ref: str) -> None:
+    """Click the launch menu's plain Binder link, as sphinx-book-theme writes it for ``ref``, in this tab."""
+    href = f"https://mybinder.org/v2/gh/{FORK['repo']}/{ref}?urlpath={URLPATH}"  # tests/build/test_publish.py
+    # The theme opens it in a new tab; here in the same one, whose requests the page's guard sees.
+    page.evaluate("""href => {
+      const a = Object.assign(document.createElement('a'), {href, textContent: 'Binder', id: 'binder-link'});
+      document.querySelector('main').prepend(a);
+    }""", href)
+    page.locator("#binder-link").click()
+
+
+def test_the_plain_binder_link_opens_the_page_version_in_the_cached_image(browser, site_url, site_dir, tmp_path):
+    """The plain Binder link, after a push that changed only book/ or src/: the image of the tag
+    (binder/ unchanged) launches with no build, and the session opens the page's chapter, as the
+    notebook the site serves, with the page's package (version, content hash). A push that changes
+    binder/ names a new tag, built once."""
+    venv = binder.environment()
+    tag, old_wheel = image_of_an_older_commit(tmp_path)
+    server = binder.binder_server(venv, tag)
+    cache = binder.ImageCache(server)
+    cache.builds.append(FORK["ref"])  # built when binder/ last changed, before this push
+    page_package = json.loads((site_dir / "_static" / "live-code" / "package.json").read_text())
+    served = site_dir / "_static" / "live-code" / "notebooks" / "book" / "smoothing.ipynb"
+    code_cells = sum(cell["cell_type"] == "code" for cell in json.loads(served.read_text())["cells"])
+    changed = a_change_to_binder(tmp_path / "pushed")
+    builds = []
     try:
-        page.goto(f"{site_url}/{PAGE}")
-        links = page.locator("a[href*='mybinder.org/v2/']")
-        if links.count():  # a published build: its link must open what this test opens
-            assert parse_qs(urlsplit(links.first.get_attribute("href")).query)["urlpath"] == [URLPATH]
-        page.goto(f"{binder_server.url}{URLPATH}?token={binder_server.token}")
-        code_cells = (ROOT / SOURCE).read_text().count("```{code-cell}")
-        expect(page.locator(".jp-Notebook .jp-CodeCell")).to_have_count(code_cells, timeout=LAUNCH_TIMEOUT)
-        assert page.locator(".jp-FileEditor").count() == 0
-        assert page.external_requests == []
+        for ref in (FORK["ref"], changed, changed):
+            install_as_made(venv, tag, old_wheel)
+            page = open_page(browser, {site_url, server.origin})
+            try:
+                page.hub = binder.SimulatedBinderHub(page, cache.stream, launch=cache.launch)
+                page.goto(f"{site_url}/{PAGE}")
+                follow_binder_link(page, ref)
+                expect(page.locator(".jp-Notebook .jp-CodeCell")).to_have_count(code_cells, timeout=LAUNCH_TIMEOUT)
+                assert urlsplit(page.url).path.endswith("/book/smoothing.ipynb"), page.url
+                assert len(page.hub.requests) == 1 and page.external_requests == []
+            finally:
+                page.context.close()
+            builds.append(list(cache.builds))
+            assert (tag / "book" / "smoothing.ipynb").read_bytes() == served.read_bytes()
+            assert installed_package(venv) == (page_package["version"], page_package["sha256"])
     finally:
-        page.context.close()
+        server.stop()
+    # The tag of binder/ as it is: no build; binder/ changed: built by its first launch only.
+    assert builds == [[FORK["ref"]], [FORK["ref"], changed], [FORK["ref"], changed]]
 
 
 def test_an_unpublished_book_says_live_code_on_binder_needs_a_repository(browser, site_url):

@@ -265,6 +265,28 @@
     }
   }
 
+  /* ---- the plain Binder link: this page's chapter and package, in the cached image ---- */
+
+  /** Binder's image holds the chapters of its tag's commit; point the launch menu's Binder link
+   *  (sphinx-book-theme: <binderhub>/v2/gh/<repo>/<ref>?urlpath=tree/<source>) at binder/live_book.py,
+   *  which installs this site's wheel and opens this site's notebook of the page (_ext/live_code/notebooks.py). */
+  function pointAtThisPage(link) {
+    const config = pageConfig();
+    if (!config || !config.notebook) return;
+    const url = new URL(link.href);
+    if (!/^tree\//.test(url.searchParams.get("urlpath") || "")) return;
+    const open = new URLSearchParams({ site: ASSETS, notebook: config.notebook });
+    url.searchParams.set("urlpath", "live-book/open?" + open.toString());
+    link.href = url.href;
+  }
+
+  ["click", "auxclick"].forEach(function (type) { // auxclick: a middle click opens it in a new tab
+    document.addEventListener(type, function (event) {
+      const link = event.target.closest && event.target.closest('a[href*="/v2/gh/"]');
+      if (link) pointAtThisPage(link);
+    }, true);
+  });
+
   window.initThebe = function () {
     if (launched) return statusBox().scrollIntoView({ block: "nearest" });
     launched = true;
