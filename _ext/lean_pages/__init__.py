@@ -12,6 +12,7 @@ theme (pydata-sphinx-theme 0.17 under sphinx-book-theme) puts on every page:
   dialog submits to ``search.html``, whose own template loads them): the
   template drops them from every other page;
 * figures without a size or lazy loading: :mod:`.images`;
+* figures glaring white in the dark theme: :mod:`.dark_figures` (a dark twin of each, shown by the theme);
 * every part of a long chapter laid out and painted as the page arrives, the
   parts below the fold too (thousands of KaTeX spans): the stylesheet gives
   sections, paragraphs, display math, lists and code cells
@@ -52,7 +53,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
-from . import icons, images, stylesheets, tab_stops
+from . import dark_figures, icons, images, stylesheets, tab_stops
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = re.compile(r'[ \t]*<script\b[^>]*\bsrc="([^"]*)"[^>]*>\s*</script>\n?')
@@ -230,4 +231,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # Last: the theme rewrites pygments.css when the build finishes (its light and dark styles).
     app.connect("build-finished", app.lean_stylesheets.write, priority=900)
     app.add_node(nodes.image, override=True, html=(images.visit_image, images.depart_image))
+    app.connect("build-finished", dark_figures.write_twins)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -32,6 +32,8 @@ from docutils import nodes
 from PIL import Image
 from sphinx.util.images import get_image_size
 
+from . import dark_figures
+
 IMG = re.compile(r"<img\b")
 #: The PNG text chunk that gives the image's device pixels per CSS px.
 RATIO_CHUNK = "Pixel ratio"
@@ -81,11 +83,14 @@ def visit_image(self, node: nodes.image) -> None:
     source = os.path.join(self.builder.srcdir, uri)
     size = css_size(source) if "://" not in uri and os.path.isfile(source) else None
     eager = first_screen(self)
+    figure = "://" not in uri and dark_figures.is_figure(source)
     start = len(self.body)
     type(self).visit_image(self, node)
     for index in range(start, len(self.body)):
         if IMG.search(self.body[index]):
             self.body[index] = image_attributes(self.body[index], size, eager)
+            if figure:  # and its twin for the dark theme (.dark_figures)
+                self.body[index] = dark_figures.twin_tag(self.body[index])
             break
 
 

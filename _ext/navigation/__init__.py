@@ -12,6 +12,8 @@ two things the theme and Sphinx do not do as a reader expects:
 * Sphinx numbers every document of a numbered toctree as a chapter: the
   back matter under ``_toc.yml``'s "Appendices" caption is lettered instead,
   A, B, C (:mod:`.appendices`);
+* prose names another chapter by its number, "chapter 9", linked, not by its
+  title used as a noun (:mod:`.chapters`, the ``{chapter}`` role);
 * Sphinx 7.4's search (``searchtools.js``, on the search page only, see
   ``lean_pages``) scored every page with a query word in any of its
   section titles alike (15) and ordered those alphabetically: "kernel" put
@@ -39,7 +41,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from . import appendices
+from . import appendices, chapters
 
 STATIC = Path(__file__).resolve().parent / "static"
 CONTENTS_JS = "contents-panel.js"
@@ -62,4 +64,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", set_scorer)
     app.connect("builder-inited", add_assets)
     appendices.setup(app)
+    chapters.setup(app)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -14,7 +14,9 @@ package) is measured:
   (``tests/chapters/test_code_cells.py``), which fit;
 * at 390 px, where 79 characters do not fit, a block whose content is wider
   than its box scrolls it (``overflow-x`` is ``auto`` or ``scroll``) or
-  wraps: nothing is cut off.
+  wraps: nothing is cut off; one that scrolls shows it, with the wide
+  formulas' edge cue (scrolling shadows: a ``radial-gradient`` background
+  under covers attached ``local``, ``_ext/lean_pages``).
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ CODE_BLOCKS = """edge => {
                 || style.whiteSpace === 'normal' || style.whiteSpace === 'break-spaces',
               where: pre.closest('.cell_output') ? 'output' : pre.closest('.cell_input') ? 'code cell'
                 : 'listing',
-              line: line.trim().slice(0, 60), length: line.length};
+              line: line.trim().slice(0, 60), length: line.length,
+              cue: style.backgroundImage.includes('radial-gradient') && style.backgroundAttachment.includes('local')};
     });
 }"""
 
@@ -63,7 +66,12 @@ def problems(blocks: list[dict], view: str) -> list[str]:
     """The blocks that run past their box on a desktop, or are cut off on a phone."""
     wide = [block for block in blocks if block["overflow"] > EDGE_PX]
     if view == "phone":
-        wide = [block for block in wide if not (block["scrolls"] or block["wraps"])]
+        cut = [block for block in wide if not (block["scrolls"] or block["wraps"])]
+        hidden = [block for block in wide if block["scrolls"] and not block["cue"]]
+        return [f"{block['where']}: {block['overflow']} px past its {block['box']} px box, its longest line "
+                f"{block['length']} characters: {block['line']!r}" for block in cut] + \
+            [f"{block['where']}: scrolls {block['overflow']} px with no edge cue: {block['line']!r}"
+             for block in hidden]
     return [f"{block['where']}: {block['overflow']} px past its {block['box']} px box, its longest line "
             f"{block['length']} characters: {block['line']!r}" for block in wide]
 
@@ -104,3 +112,15 @@ def test_the_check_sees_code_cut_off_on_a_phone(browser, pages_server):
     finally:
         page.context.close()
     assert problems(blocks, "phone")
+
+
+def test_the_check_sees_code_that_scrolls_with_no_cue_on_a_phone(browser, pages_server):
+    """On a phone a block that scrolls with a plain background hides that more of its lines lies beyond its edge."""
+    page = page_audit.open_page(browser, pages_server, **VIEWS["phone"])
+    try:
+        page.goto(f"{pages_server.url}/book/heads-together.html", wait_until="load")
+        page.add_style_tag(content=EVERYTHING_RENDERED + " div.highlight pre { background: #fefefe !important; }")
+        blocks = page.evaluate(CODE_BLOCKS, EDGE_PX)
+    finally:
+        page.context.close()
+    assert [text for text in problems(blocks, "phone") if "no edge cue" in text]

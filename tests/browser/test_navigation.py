@@ -284,3 +284,19 @@ def test_the_contents_group_the_chapters_into_parts_and_letter_the_appendices(si
     notation = (site_dir / "book" / "notation.html").read_text(encoding="utf-8")
     assert re.search(r'<h1><span class="section-number">A\. </span>Notation', notation)
     assert re.search(r'<h2><span class="section-number">A\.1\. </span>', notation)
+
+
+def test_prose_names_a_chapter_by_its_number_linked(site_dir):
+    """``{chapter}`content-attention``` is "chapter N", N its place in the numbered contents, linked to its page
+    (issue 40: titles used as nouns mid-sentence). Read from the built pages: every such reference of the book."""
+    chapters = [doc for doc in toc.documents()[1:]
+                if doc.removeprefix("book/") not in ("notation", "checking", "references")]
+    number = {doc.removeprefix("book/"): k for k, doc in enumerate(chapters, start=1)}
+    found = 0
+    for path in toc.pages():
+        html = (site_dir / path).read_text()
+        for href, word, n in re.findall(r'<a class="reference internal" href="([\w-]+)\.html">'
+                                        r'<span class="chapter-ref">(\w+) ([\w.]+)</span></a>', html):
+            found += 1
+            assert word.lower() == "chapter" and n == str(number[href]), f"{path}: {word} {n} links {href}"
+    assert found >= 50, f"only {found} chapter references: is the site built with the {{chapter}} role?"

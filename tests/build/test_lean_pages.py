@@ -93,3 +93,47 @@ def test_the_installed_themes_script_loses_exactly_its_tab_stop_pass():
 def test_a_theme_script_without_the_tab_stop_pass_fails_the_build():
     with pytest.raises(ExtensionError, match="tab-stop pass"):
         tab_stops.without_tab_stop_pass('(()=>{function I(){}window.addEventListener("load",I)})();')
+
+
+def _contrast(a, b) -> float:
+    """WCAG contrast ratio of two sRGB colours (0-255)."""
+    import numpy as np
+
+    def lum(c):
+        c = np.asarray(c, dtype=float) / 255
+        c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+        return float(c @ [0.2126, 0.7152, 0.0722])
+
+    high, low = sorted((lum(a), lum(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_a_dark_twin_turns_white_to_the_page_and_black_to_its_text_and_keeps_colours_legible():
+    """dark_figures re-inks a figure: white -> the dark page's background, black -> its text colour, a grey stays
+    between them; the book's colours hold 4.5:1 on the dark page; viridis keeps its order of lightness."""
+    import numpy as np
+    from matplotlib import colormaps
+
+    from _ext.lean_pages import dark_figures as df
+    from selfattention.figures._style import COLORS, MORE_COLORS
+
+    white, black, grey = df.dark_pixels(np.array([[255, 255, 255], [0, 0, 0], [128, 128, 128]]))
+    assert tuple(white) == tuple(df.BACKGROUND) and tuple(black) == tuple(df.TEXT)
+    assert df.BACKGROUND[0] < grey[0] < df.TEXT[0]
+    inks = [c for name, c in {**COLORS, **MORE_COLORS}.items() if name not in ("clean", "muted")]
+    for ink in inks:
+        rgb = np.array([int(ink[i:i + 2], 16) for i in (1, 3, 5)])
+        assert _contrast(df.dark_pixels(rgb[None])[0], df.BACKGROUND) >= 4.5, ink
+    viridis = np.rint(colormaps["viridis"](np.linspace(0, 1, 12))[:, :3] * 255)  # (12, 3)
+    lightness = [_contrast(c, [0, 0, 0]) for c in df.dark_pixels(viridis)]
+    assert lightness == sorted(lightness), "the heat maps' colours keep their order"
+
+
+def test_a_figure_tag_gets_its_dark_twin_lazy_and_silent():
+    from _ext.lean_pages.dark_figures import twin_tag
+
+    tag = '<img width="560" height="330" loading="eager" fetchpriority="high" alt="A plot" src="../_images/f.png" />'
+    light, dark = twin_tag(tag).split("/><img")
+    assert 'class="lean-light dark-light"' in light and 'fetchpriority="high"' in light and 'alt="A plot"' in light
+    assert 'class="lean-dark dark-light" loading="lazy"' in dark and 'alt=""' in dark
+    assert 'src="../_images/f-dark.png"' in dark and "eager" not in dark

@@ -37,7 +37,7 @@ from tools import toc
 
 #: The longest line a code box shows whole at 1440 px (and on an A4 page): PEP 8's 79.
 MAX_LINE = 79
-#: Cells the page leaves out (their code is not shown, and does not run live).
+#: Cells the page leaves out (their code is not shown; live, only those before the first shown cell run first).
 REMOVED = frozenset({"remove-cell"})
 #: Cells whose code the page does not show (their output is shown).
 CODE_NOT_SHOWN = frozenset({"remove-cell", "remove-input"})
@@ -202,14 +202,22 @@ def bound_names(tree: ast.AST) -> set[str]:
 
 @pytest.mark.parametrize("stem", pages())
 def test_live_code_runs_the_page_without_its_removed_cells(stem):
-    """Live Code runs the cells on the page, in order: none reads a name bound only by a removed cell."""
-    live, removed_only, found = set(), {}, []
+    """Live Code runs the cells on the page, in order: none reads a name bound only by a removed cell.
+
+    The removed cells before the page's first shown cell (the import of ``glue``) are the exception:
+    ``live-cells.js`` runs them with the live preamble, when the session connects and after each restart.
+    """
+    live, removed_only, found, shown = set(), {}, [], False
     for cell in code_cell_blocks(stem):
         tree = ast.parse(cell.code)
         bound = bound_names(tree)
+        if cell.tags & REMOVED and not shown:
+            live |= bound
+            continue
         if cell.tags & REMOVED:
             removed_only.update({name: cell for name in bound - live})
             continue
+        shown = True
         read = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
         found += [f"{where(stem, cell)} reads {name}, which only the removed cell at line {removed_only[name].line} "
                   "binds" for name in sorted(read - bound) if name in removed_only]

@@ -94,7 +94,7 @@ def test_a_page_opens_with_its_idea_not_its_set_up(stem):
     The README's convention for chapters: the set-up cell gets ``:tags: [hide-input]`` (its toggle
     then reads "Show the imports", or "Show the imports and set-up": ``_ext/page_meta``).
     """
-    cells = code_cells(stem)
+    cells = [cell for cell in code_cells(stem) if "remove-cell" not in options_and_code(cell)[0]]  # shown
     if not cells:
         return
     options, code = options_and_code(cells[0])
@@ -199,3 +199,32 @@ def test_pages_use_no_pyplot_and_no_global_random_state(stem):
     code = "\n".join(code_cells(stem))
     assert "pyplot" not in code and "plt." not in code
     assert not re.search(r"np\.random\.(seed|rand|normal|standard_normal|uniform)\(", code)
+
+
+#: The pages that list the chapters by their titles (the home page, the introduction's map of the book, the
+#: notation table's column of pages): there the title is the point.
+LISTS_CHAPTERS = ("index", "introduction", "notation")
+
+
+@pytest.mark.parametrize("stem", sorted(set(STEMS) - set(LISTS_CHAPTERS)))
+def test_prose_names_another_chapter_by_its_number_not_its_title(stem):
+    """A chapter's title read mid-sentence is a title used as a noun ("the bilateral head of *Attention that
+    looks at content* compared values"): the prose writes {chapter}`content-attention`, "chapter 9", linked
+    (``_ext/navigation/chapters.py``). Only the opening's "builds on" line and its link to the notation page
+    name pages by title (``tests/chapters/test_openings.py`` reads them so)."""
+    text = re.sub(r"^:::\{div\} chapter-goals\n.*?^:::$", "", source(stem), flags=re.S | re.M)
+    chapters = set(STEMS) - {"index", "notation", "checking", "references"}
+    titles = [name for name in re.findall(r"\{doc\}`([\w-]+)`", text) if name in chapters]
+    assert not titles, f"{stem}: write {{chapter}}`{titles[0]}` (\"chapter N\") instead of {{doc}}`{titles[0]}`"
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_cell_a_reader_sees_imports_glue(stem):
+    """``glue`` is bookkeeping: its import is a cell the page leaves out (``remove-cell``), before the set-up
+    cell, which Live Code runs first (``live-cells.js``'s leading left-out cells), not a line of the imports a
+    reader opens."""
+    for cell in code_cells(stem):
+        options, code = options_and_code(cell)
+        if "remove-cell" not in options:
+            assert not re.search(r"^\s*(from myst_nb import|import myst_nb)", code, re.M), \
+                f"{stem}: a cell the reader sees imports glue: move the import to a remove-cell cell before it"

@@ -85,6 +85,26 @@ def test_a_figure_is_legible_on_a_phone_and_a_desktop_with_at_most_two_panels_si
     assert float(meta["smallest"]) >= smallest_legible_pt(width) - 1e-9, \
         f"{name}: {meta['text']!r} is {meta['smallest']} pt, under {smallest_legible_pt(width):.2f} pt at {width} in"
     assert side_by_side(fig) <= MAX_COLUMNS, f"{name}: {side_by_side(fig)} panels side by side"
+    if name.removeprefix("selfattention.figures.") in _style.EVERY_GLYPH_LEGIBLE:
+        assert float(meta["glyph"]) >= smallest_legible_pt(width) - 1e-9, \
+            f"{name}: a glyph of {meta['glyph_text']!r} is {meta['glyph']} pt, under {smallest_legible_pt(width):.2f}"
+
+
+def test_the_glyph_measure_sees_an_exponent_set_small():
+    """A log axis's default labels, 10^k, set the exponent at 0.7 of the label; plain_log_ticks writes none."""
+    @_style.book_figure
+    def draw():
+        fig = _style.new_figure()
+        fig.add_subplot().loglog([1e-3, 1.0], [1e-3, 1.0])
+        return fig
+
+    fig = draw()
+    ax = fig.axes[0]
+    meta = png_meta(render_png(fig))
+    assert float(meta["glyph"]) == pytest.approx(0.7 * _style.TEXT_PT) and float(meta["smallest"]) == _style.TEXT_PT
+    _style.plain_log_ticks(ax)
+    meta = png_meta(render_png(fig))
+    assert float(meta["glyph"]) == _style.TEXT_PT, meta
 
 
 def test_the_checks_fail_on_small_text_three_panels_in_a_row_and_a_figure_out_of_the_style():

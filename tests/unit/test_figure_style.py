@@ -99,7 +99,12 @@ def test_the_png_records_its_size_ratio_and_the_smallest_text_drawn():
     ax.text(0.5, 0.2, "hidden", fontsize=3, visible=False)  # not drawn: not counted
     ax.text(0.5, 0.8, " ", fontsize=2)  # blank: not counted
     meta = png_meta(render_png(fig))
-    assert meta == {"size": "4.00 x 2.00", "ratio": "2", "smallest": "7.50", "text": "small"}
+    assert meta == {"size": "4.00 x 2.00", "ratio": "2", "smallest": "7.50", "text": "small",
+                    "glyph": "7.50", "glyph_text": "small"}
+    fig = new_figure(4.0, 2.0)
+    fig.text(0.5, 0.5, "value $x_i$", fontsize=12)  # its subscript is set at 0.7 of 12 pt
+    meta = png_meta(render_png(fig))
+    assert (meta["smallest"], meta["glyph"], meta["glyph_text"]) == ("12.00", "8.40", "value $x_i$")
 
 
 def test_a_figure_without_text_records_none_and_a_foreign_png_records_nothing():

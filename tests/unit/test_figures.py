@@ -641,8 +641,9 @@ def test_the_extrapolation_and_causal_figures_draw_the_rows_of_their_query(sine)
         causal.plot_causal(p, clean, noisy, {"a": output}, {"a": weights}, 9, [0.0], sweep)
 
 
-def test_the_times_mark_each_crossing_with_its_heads_own_marker():
-    """The two cosine heads share a colour: their crossings differ by the marker of each head's line."""
+def test_the_times_mark_each_crossing_with_its_heads_own_marker_and_colour():
+    """Each head has a colour and a marker of its own; its crossing is a filled mark of both, ringed in white
+    over the lines, and its label stands by its line's end (issue 40: two cosine heads shared a colour)."""
     from selfattention.figures import cost as cf
 
     timings = {"exact": ([10, 20], [1.0, 4.0]), "fourier-64": ([10, 20], [2.0, 3.0]),
@@ -654,7 +655,12 @@ def test_the_times_mark_each_crossing_with_its_heads_own_marker():
     assert [m.get_xdata()[0] for m in marks] == list(crossings.values())
     for name, mark in zip(crossings, marks, strict=True):
         assert mark.get_marker() == lines[name].get_marker() == cf.METHOD_STYLES[name][1], name
-        assert mark.get_markeredgecolor() == lines[name].get_color() and mark.get_markerfacecolor() == "none"
+        assert mark.get_markerfacecolor() == lines[name].get_color() and mark.get_markeredgecolor() == "white"
+    colours = [line.get_color() for line in lines.values()]
+    assert len(set(colours)) == len(colours), colours
+    written = {text.get_text().replace("\n", ", "): text.get_color() for text in fig.axes[0].texts}
+    assert written == {name: lines[name].get_color() for name in timings}
+    assert fig.axes[0].get_legend() is None and not fig.legends
 
 
 def test_measured_sizes_label_their_axis_when_few_powers_of_ten_lie_between():

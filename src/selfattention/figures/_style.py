@@ -23,8 +23,11 @@ How a figure is drawn to that end (``tests/unit/test_figure_style.py`` and
    annotations, colour-bar labels, numbers written in cells. Titles are
    :data:`TITLE_PT`. Under :func:`book_figure` every default is already that
    size: never pass ``fontsize="small"`` or a number below :data:`TEXT_PT`.
-   Subscripts of math text are set smaller by TeX's rules; the label's size
-   is what counts.
+   Subscripts and exponents of math text are set smaller (0.7 of the
+   label) by TeX's rules; :func:`render_png` records the smallest glyph too
+   (:data:`META` ``"glyph"``), and the figures of :data:`EVERY_GLYPH_LEGIBLE`
+   hold every glyph to the least size: a log axis labelled by
+   :func:`plain_log_ticks` writes 0.001, not :math:`10^{-3}`.
 4. **At most two panels side by side** (:data:`MAX_COLUMNS`): three or four
    panels go in rows of two (:func:`new_panels`), a wide panel gets a row
    of its own. A panel of a two-panel row is about 250 CSS px wide on a
@@ -58,7 +61,8 @@ import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+from matplotlib.mathtext import MathTextParser
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 from PIL import Image, PngImagePlugin
 
 from .._validation import InputTypeError, as_counts, as_flag, as_positive_scalar
@@ -71,6 +75,11 @@ COLORS = MappingProxyType({
     "accent": "#009E73",
     "muted": "#999999",
 })
+#: More colours, for a figure of more lines than :data:`COLORS` tells apart (Okabe & Ito's too).
+MORE_COLORS = MappingProxyType({"purple": "#CC79A7", "sky": "#56B4E9", "orange": "#E69F00"})
+#: The figure functions whose every glyph, exponents and subscripts too, is at least the least legible size
+#: (issue 40; ``tests/unit/test_figure_layouts.py``). The others set exponents and subscripts at 0.7 of it.
+EVERY_GLYPH_LEGIBLE = ("cost.plot_times", "induction.plot_circuit_training")
 #: Colour map of attention matrices.
 WEIGHTS_CMAP = "viridis"
 
@@ -139,6 +148,8 @@ META = MappingProxyType({
     "ratio": "Pixel ratio",
     "smallest": "Smallest text (pt)",
     "text": "Smallest text",
+    "glyph": "Smallest glyph (pt)",
+    "glyph_text": "Smallest glyph's text",
 })
 
 
@@ -256,6 +267,25 @@ def ticks(ax, *, x: bool = True, y: bool = False):
             axis.set_major_locator(MaxNLocator(nbins="auto", steps=[1, 2, 5, 10]))
 
 
+def plain_log_ticks(ax, *, x: bool = True, y: bool = True):
+    """Label the powers of ten of ``ax``'s log axes as plain numbers (0.001, 1, 10,000): no exponent set small.
+
+    An exponent (:math:`10^{-3}`) is set at 0.7 of its label's size by TeX's
+    rules, under the style's least size; a plain number is all at the label's size.
+    """
+    ax = as_axes(ax)
+    for axis, wanted in ((ax.xaxis, x), (ax.yaxis, y)):
+        if as_flag(wanted, "x or y"):
+            axis.set_major_formatter(FuncFormatter(_plain_number))
+
+
+def _plain_number(value: float, _position=None) -> str:
+    """``value`` written out: 1,000 and 0.001, never in powers of ten."""
+    if value >= 1:
+        return f"{value:,.0f}"
+    return f"{value:.{max(0, -math.floor(math.log10(value) + 1e-9))}f}" if value > 0 else "0"
+
+
 def smallest_legible_pt(width: float) -> float:
     r"""The least font size, in points, legible in a figure ``width`` inches wide on every screen.
 
@@ -289,8 +319,10 @@ def render_png(fig: Figure) -> bytes:
     finally:
         fig.set_dpi(dpi)
     size, text = min(renderer.texts, default=(math.inf, ""))
+    glyph, glyph_text = min(renderer.glyphs, default=(math.inf, ""))
     meta = {META["size"]: f"{inches[0]:.2f} x {inches[1]:.2f}", META["ratio"]: str(PIXEL_RATIO),
-            META["smallest"]: f"{size:.2f}" if renderer.texts else "none", META["text"]: text[:60]}
+            META["smallest"]: f"{size:.2f}" if renderer.texts else "none", META["text"]: text[:60],
+            META["glyph"]: f"{glyph:.2f}" if renderer.glyphs else "none", META["glyph_text"]: glyph_text[:60]}
     image = Image.frombuffer("RGBA", (renderer.width, renderer.height), bytes(renderer.buffer_rgba()), "raw", "RGBA",
                              0, 1)
     return palette_png(_png(image.convert("RGB")), meta)
@@ -329,16 +361,26 @@ def as_axes(ax, name: str = "ax") -> Axes:
     return ax
 
 
+#: Lays math text out into its glyphs, each with its size: the smallest is what a reader must read.
+_MATH_GLYPHS = MathTextParser("path")
+
+
 class _TextRecorder(RendererAgg):
     """An Agg renderer that records ``(size in points, text)`` of every non-blank text it draws."""
 
     def __init__(self, width: int, height: int, dpi: float):
         super().__init__(width, height, dpi)
         self.texts: list[tuple[float, str]] = []
+        self.glyphs: list[tuple[float, str]] = []  # the same, sized by the smallest glyph of math text
 
     def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
         if s.strip():
-            self.texts.append((float(prop.get_size_in_points()), s))
+            size = float(prop.get_size_in_points())
+            self.texts.append((size, s))
+            if ismath:  # an exponent or a subscript is set smaller than its label by TeX's rules
+                glyphs = _MATH_GLYPHS.parse(s, 72, prop).glyphs  # (font, size in pt, code, x, y) each
+                size = min((float(glyph[1]) for glyph in glyphs), default=size)
+            self.glyphs.append((size, s))
         return super().draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
 
 

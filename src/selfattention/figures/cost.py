@@ -6,13 +6,23 @@ import numpy as np
 from matplotlib.ticker import LogLocator, NullFormatter
 
 from .._validation import InputTypeError, as_array, as_count, as_labels, as_series
-from ._style import COLORS, WIDTH, book_figure, new_figure, new_panels, shared_legend
+from ._style import (
+    COLORS,
+    MORE_COLORS,
+    TEXT_PT,
+    WIDTH,
+    book_figure,
+    new_figure,
+    new_panels,
+    plain_log_ticks,
+    shared_legend,
+)
 
 #: Line colours and markers of the methods of the timing figure, by name.
 METHOD_STYLES = {
     "exact": (COLORS["clean"], "o"),
     "fourier-64": (COLORS["noisy"], "s"),
-    "fourier-512": (COLORS["noisy"], "D"),
+    "fourier-512": (MORE_COLORS["purple"], "D"),
     "spread-128": (COLORS["accent"], "^"),
     "window-257": (COLORS["output"], "v"),
 }
@@ -124,17 +134,21 @@ def plot_decoding(ns, recomputed, cached, measured_ns, recomputed_seconds,
 def plot_times(timings, labels, crossovers, machine):
     """Measured times of several heads against ``N``, log-log, with where the cheaper ones overtake the exact one.
 
+    Each line has a colour and marker of its own and its label at its end;
+    every number is written out (no exponent set small), so that the figure
+    reads on a phone.
+
     Parameters
     ----------
     timings : mapping of str to (array_like, array_like)
         Method name (a key of :data:`METHOD_STYLES`) to its ``(ns,
         seconds)``.
     labels : mapping of str to str
-        Method name to its legend entry.
+        Method name to its label, written at the end of its line.
     crossovers : mapping of str to float
         Each method but ``"exact"`` to the ``N`` where it becomes faster than
-        ``"exact"``; drawn on the exact head's line as a hollow mark of that
-        method's marker and colour (the two cosine heads share a colour).
+        ``"exact"``; drawn on the exact head's line as a filled mark of that
+        method's marker and colour, ringed in white, over the lines.
     machine : str
 
     Returns
@@ -154,14 +168,55 @@ def plot_times(timings, labels, crossovers, machine):
     exact_n, exact_t = series["exact"]
     for name, where in _crossings(crossovers, series).items():
         at = np.exp(np.interp(np.log(where), np.log(exact_n), np.log(exact_t)))
-        color, marker = METHOD_STYLES[name]  # hollow: two heads share a colour
-        ax.plot([where], [at], marker, mfc="none", mec=color, ms=12, mew=2)
+        color, marker = METHOD_STYLES[name]
+        ax.plot([where], [at], marker, color=color, mec="white", ms=11, mew=1.5, zorder=5)
     _log_ticks(ax, 6, np.unique(np.concatenate([n for n, _ in series.values()])))
+    plain_log_ticks(ax)
     ax.set_xlabel("tokens $N$")
     ax.set_ylabel("seconds")
     ax.set_title(f"measured on {_label(machine)}")
-    shared_legend(fig, ncols=2)
+    _label_line_ends(ax, {entries[name]: (n[-1], t[-1], METHOD_STYLES[name][0]) for name, (n, t) in series.items()})
+    sizes = np.concatenate([n for n, _ in series.values()])  # every N measured
+    decades = 10.0 ** np.arange(np.ceil(np.log10(sizes.min())), np.floor(np.log10(sizes.max()) + 1e-9) + 1)
+    if decades.size >= 2:  # the powers of ten the lines span, not those of the labels' room
+        ax.set_xticks(decades)
     return fig
+
+
+def _label_line_ends(ax, ends) -> None:
+    """Write each label by its line's end, in its colour, where no line runs.
+
+    A line that others outrun by more than a decade is labelled left of its
+    last point (the room right of it is theirs); the others' labels stand in
+    a column right of the furthest end, from the highest end down, a comma
+    breaking a label in two lines, moved apart so that none overlap, and the
+    x axis is widened to hold them. ``ends`` maps a label to ``(x, y,
+    colour)`` of its line's end.
+    """
+    fig = ax.figure
+    fig.draw_without_rendering()
+    box = ax.get_window_extent()  # (display pixels)
+    low, high = np.log10(ax.get_ylim())
+    line = 1.2 * TEXT_PT / 72 * fig.dpi / box.height * (high - low)  # one line of text, in decades of y
+    last = max(x for x, _, _ in ends.values())
+    column = sorted((label for label in ends if ends[label][0] * 10 > last), key=lambda label: -ends[label][1])
+    texts, y = [], high - line
+    for label in column:
+        rows = label.count(", ") + 1
+        y = min(y, np.log10(ends[label][1]) + (rows - 1) * line / 2)
+        texts.append(ax.annotate(label.replace(", ", "\n"), (last, 10 ** (y - (rows - 1) * line / 2)),
+                                 xytext=(6, 0), textcoords="offset points", color=ends[label][2],
+                                 va="center", ha="left", linespacing=1.0, annotation_clip=False))
+        y -= (rows + 0.3) * line
+    for label, (x, y_end, color) in ends.items():
+        if label not in column:
+            ax.annotate(label, (x, y_end), xytext=(-7, 0), textcoords="offset points", color=color,
+                        va="center", ha="right")
+    fig.draw_without_rendering()
+    wide = max((text.get_window_extent().width + 10 for text in texts), default=0.0)
+    left = np.log10(ax.get_xlim()[0])
+    span = np.log10(last) - left
+    ax.set_xlim(10 ** left, 10 ** (np.log10(last) + span * wide / max(box.width - wide, 1.0)))
 
 
 def _timings(timings) -> dict:
