@@ -163,7 +163,7 @@ def rounding_bound(signal, positions, temperature, *, block=BLOCK) -> float:
         bound = float(np.max(np.abs(s))) * (np.expm1(2 * gap) + eps * (3 * s.size + 3 * blocks + 2))
     if not np.isfinite(bound):
         raise ValueError("signal, positions and temperature: the bound leaves the double range")
-    return bound
+    return float(bound)
 
 
 def _online(Q, K, V, tau, block, name):
