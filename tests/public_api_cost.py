@@ -12,9 +12,19 @@ from __future__ import annotations
 import numpy as np
 from public_api import Call, P, Y
 
-from selfattention import cost, decoding, positive_features, random_features, spectrum, window
+from selfattention import (
+    cost,
+    decoding,
+    model_cost,
+    online_softmax,
+    positive_features,
+    random_features,
+    spectrum,
+    window,
+)
 from selfattention.figures import approximate_heads as heads_figures
 from selfattention.figures import cost as cost_figures
+from selfattention.figures import linear_memory as linear_memory_figures
 from selfattention.head import gaussian_head_weights, positional_features
 from selfattention.interactive import explorer_data
 from selfattention.studies import approximate_heads, feature_draws
@@ -66,9 +76,48 @@ def cost_calls() -> list[Call]:
         Call("window.window_head", window.window_head, {**series, "temperature": 0.05, "half_width": 0.3},
              {"signal": a, "positions": a, "temperature": t, "half_width": "nonnegative"}),
         Call("spectrum.latex", spectrum.latex, {"expr": spectrum.u**2}, {"expr": "symbol"}, False),
+        *_linear_memory_calls(series),
         *_study_calls(series),
         *_explorer_calls(),
         *_figure_calls(),
+    ]
+
+
+def _linear_memory_calls(series) -> list[Call]:
+    """The online head, and a transformer layer's counts and key-value cache (book/linear-memory.md)."""
+    a, c = "array", "count"
+    Q, K, V = np.ones((2, 3)), np.arange(12.0).reshape(4, 3) / 10, np.arange(8.0).reshape(4, 2)
+    return [
+        Call("online_softmax.online_attention", online_softmax.online_attention,
+             {"Q": Q, "K": K, "V": V, "temperature": 0.7, "block": 3},
+             {"Q": a, "K": a, "V": a, "temperature": "positive", "block": c}),
+        Call("online_softmax.online_gaussian_head", online_softmax.online_gaussian_head,
+             {**series, "temperature": 0.05, "block": 4},
+             {"signal": a, "positions": a, "temperature": "temperature", "block": c}),
+        Call("online_softmax.rounding_bound", online_softmax.rounding_bound,
+             {**series, "temperature": 0.05, "block": 4},
+             {"signal": a, "positions": a, "temperature": "temperature", "block": c}),
+        Call("online_softmax.rescaling_identity", online_softmax.rescaling_identity, {"old": 2, "new": 1},
+             {"old": c, "new": c}, False),
+        Call("model_cost.layer_cost", model_cost.layer_cost,
+             {"n": 6, "d_model": 8, "heads": 2, "d_ff": 32, "matrices": 2},
+             {"n": c, "d_model": c, "heads": c, "d_ff": c, "matrices": c}, False),
+        Call("model_cost.attention_dominates_from", model_cost.attention_dominates_from,
+             {"d_model": 8, "d_ff": 32, "matrices": 2}, {"d_model": c, "d_ff": c, "matrices": c}),
+        Call("model_cost.kv_cache_bytes", model_cost.kv_cache_bytes,
+             {"n": 6, "layers": 2, "kv_heads": 2, "d_head": 4, "bytes_per_number": 2, "window": 4},
+             {"n": c, "layers": c, "kv_heads": c, "d_head": c, "bytes_per_number": c, "window": c}),
+        Call("linear_memory.plot_peak_memory", linear_memory_figures.plot_peak_memory,
+             {"exact_ns": [256.0, 512.0], "exact_bytes": [1e6, 4e6], "online_ns": [256.0, 512.0, 1024.0],
+              "online_bytes": [1e6, 2e6, 4e6], "exact_seconds": [0.1, 0.4], "online_seconds": [0.1, 0.4, 1.6],
+              "guard_n": 600, "machine": "m"},
+             {**dict.fromkeys(("exact_ns", "exact_bytes", "online_ns", "online_bytes", "exact_seconds",
+                               "online_seconds"), a), "guard_n": c, "machine": "string"}, False),
+        Call("linear_memory.plot_layer_cost", linear_memory_figures.plot_layer_cost,
+             {"ns": [10.0, 20.0, 40.0], "projections": [4.0, 8.0, 16.0], "attention": [1.0, 4.0, 16.0],
+              "mlp": [8.0, 16.0, 32.0], "from_projections": 16.0, "from_layer": 48.0},
+             {**dict.fromkeys(("ns", "projections", "attention", "mlp"), a), "from_projections": "positive",
+              "from_layer": "positive"}, False),
     ]
 
 

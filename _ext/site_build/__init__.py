@@ -3,8 +3,9 @@
 A local Sphinx extension (``_config.yml``: ``sphinx.local_extensions``). It
 
 * re-executes every notebook when the code the notebooks import changes
-  (``src/``, ``requirements.txt``, ``pyproject.toml``, and the bench results a
-  chapter reads, ``benchmarks/attention_cost.json``): every page depends
+  (``src/``, ``requirements.txt``, ``pyproject.toml``, and the bench results
+  chapters read, ``benchmarks/attention_cost.json`` and
+  ``benchmarks/linear_memory.json``): every page depends
   on those files, and the jupyter-cache, which keys on cell source only, is
   emptied when their bytes change (:mod:`.freshness`);
 * repairs a damaged execution cache instead of failing every later build: a

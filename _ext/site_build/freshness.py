@@ -40,9 +40,10 @@ from .paths import PROJECT_ROOT
 logger = logging.getLogger(__name__)
 
 # What the notebooks' results depend on besides their own cells.
-# benchmarks/attention_cost.json: the times `make bench` measured, which a chapter reads (a new run
-# re-executes the chapters, as an edit to src/ does).
-DEPENDENCIES = ("src", "requirements.txt", "pyproject.toml", "benchmarks/attention_cost.json")
+# benchmarks/attention_cost.json and linear_memory.json: the times and peak memory `make bench` measured,
+# which two chapters read (a new run re-executes the chapters, as an edit to src/ does).
+DEPENDENCIES = ("src", "requirements.txt", "pyproject.toml", "benchmarks/attention_cost.json",
+                "benchmarks/linear_memory.json")
 # What the pages' HTML depends on besides their sources and the notebooks' results.
 PAGE_DEPENDENCIES = ("_ext",)
 IGNORED_PARTS = ("__pycache__",)

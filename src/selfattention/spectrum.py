@@ -21,7 +21,8 @@ them relative to the kernel it estimates.
 :func:`latex` writes the results for a page, with ``\exp`` for the
 exponential: in the book ``e`` is a score, ``e_ij``.
 
-sympy is imported here and in :mod:`~selfattention.symbolic` only, so
+sympy is imported here, in :mod:`~selfattention.symbolic` and inside
+:func:`~selfattention.online_softmax.rescaling_identity` only, so
 ``import selfattention`` never needs it.
 """
 

@@ -19,13 +19,14 @@ import pytest
 
 from selfattention import checks, defaults
 from selfattention.bilateral import bilateral_head
-from selfattention.checks import _verdicts, fitting, heads, sequences
+from selfattention.checks import _verdicts, blocks, fitting, heads, sequences
 from selfattention.core import attention, causal_mask, softmax
 from selfattention.head import gaussian_head, gaussian_head_weights
 from selfattention.induction import previous_token_layer
 from selfattention.kernel import leave_one_out_scores
 from selfattention.learning import attention_loss_and_grad, loo_loss_and_grad
 from selfattention.metrics import effective_neighbours
+from selfattention.online_softmax import _absorb
 from selfattention.positional import rotate
 from selfattention.random_features import fourier_features
 from selfattention.studies.onedim import onedim_head
@@ -100,6 +101,18 @@ def _features(p, omega, *, scale=None, sines=True):
     return both / (np.sqrt(omega.size) if scale is None else scale(omega.size))
 
 
+def _absorb_wrong(*, sums=True, weighted_sums=True, scaled=True):
+    """One block of the online softmax with a fault: an old sum not rescaled, or the gap not divided by tau."""
+    def update(scores, values, tau, top, total, weighted):
+        new_top = np.maximum(top, scores.max(axis=1))
+        shrink = np.exp((top - new_top) / (tau if scaled else 1.0))
+        block = np.exp((scores - new_top[:, None]) / tau)
+        total = total * (shrink if sums else 1.0) + block.sum(axis=1)
+        weighted = weighted * (shrink[:, None] if weighted_sums else 1.0) + block @ values
+        return new_top, total, weighted
+    return update
+
+
 #: check -> the package's own function, called as the exercise asks.
 RIGHT = {
     checks.check_softmax: softmax,
@@ -116,6 +129,7 @@ RIGHT = {
     checks.check_previous_token: _previous,
     checks.check_cache_step: _cache_step,
     checks.check_features: fourier_features,
+    checks.check_online_block: _absorb,
 }
 
 #: check -> [(a typical wrong answer, a word its hint must hold), ...]: at least three each.
@@ -198,6 +212,12 @@ WRONG = {
         (lambda p, omega: _features(p, omega, sines=False), "missing term"),
         (lambda p, omega: np.cos(p[:, None] * omega) / np.sqrt(omega.size), "shape"),
     ],
+    checks.check_online_block: [
+        (_absorb_wrong(sums=False, weighted_sums=False), "on the old sums"),
+        (_absorb_wrong(weighted_sums=False), "rescale the weighted sums"),
+        (_absorb_wrong(sums=False), "rescale the sums"),
+        (_absorb_wrong(scaled=False), "by tau"),
+    ],
 }
 
 #: check -> its exercise: the cases it draws and the package's answers.
@@ -209,6 +229,7 @@ EXERCISES = {
     checks.check_offset_head: sequences.OFFSET, checks.check_rope: sequences.ROTATION,
     checks.check_causal_mask: sequences.CAUSAL, checks.check_previous_token: sequences.PREVIOUS,
     checks.check_cache_step: sequences.CACHE, checks.check_features: sequences.FEATURES,
+    checks.check_online_block: blocks.ONLINE,
 }
 
 CHECKS = list(checks.CHECKS)

@@ -454,7 +454,7 @@ o, w = sa.gaussian_head(y, p, 0.01)
 taus = np.logspace(-6, 2, 5)
 ns, sigmas = [20, 40], [0.1, 0.2]
 best = {"whole": np.array([[1e-3, 2e-3], [7e-4, 1.4e-3]]), "interior": np.array([[2e-3, 3e-3], [1.5e-3, 2.4e-3]])}
-from selfattention.figures import approximate_heads as ah, cost as cf, induction as ind
+from selfattention.figures import approximate_heads as ah, cost as cf, induction as ind, linear_memory as lm
 from selfattention import induction, tokens
 run = induction.run_circuit(tokens.from_text("abcabc"), induction.hand_built_circuit(26, 7))
 letters = tokens.to_text(tokens.from_text("abcabc"), start=True)
@@ -471,6 +471,9 @@ figures = [
     ah.plot_window_errors([1.0, 2.0], [0.1, 0.01], [0.3, 0.02]),
     ah.plot_cost_and_error([panel, panel], ["one", "two"]),
     ah.plot_exact_and_features(p, c, y, o, o, 8),
+    lm.plot_peak_memory([10, 20], [1e3, 4e3], [10, 20, 40], [1e3, 2e3, 4e3], [1.0, 4.0], [1.0, 4.0, 16.0], 15,
+                        "a machine"),
+    lm.plot_layer_cost([10, 20, 40], [4.0, 8.0, 16.0], [1.0, 4.0, 16.0], [8.0, 16.0, 32.0], 16.0, 48.0),
     ind.plot_layers(run.weights, letters),
     ind.plot_stream(run.streams[2][:, :12], {"token": 3, "position": 3, "previous": 3, "prediction": 3},
                     letters),

@@ -239,6 +239,14 @@ HUGE_COUNT_IS_VALID = {
     "studies.induction.positional_shortcut-half": "a number in the head's offset and temperature",
     "cost.plot_quadratic_wall-guard_n": "a number to plot",
     "approximate_heads.plot_exact_and_features-count": "a number to plot",
+    "linear_memory.plot_peak_memory-guard_n": "a number to plot",
+    **{f"online_softmax.{f}-block": "keys a block: at most every key is taken at once"
+       for f in ("online_attention", "online_gaussian_head", "rounding_bound")},
+    **{f"model_cost.{f}-{a}": "a number in a formula: it allocates nothing"
+       for f, args in (("layer_cost", ("n", "d_model", "d_ff", "matrices")),
+                       ("attention_dominates_from", ("d_model", "d_ff", "matrices")),
+                       ("kv_cache_bytes", ("n", "layers", "kv_heads", "d_head", "bytes_per_number", "window")))
+       for a in args},
 }
 #: Arguments refused under another name: the memory check names what its caller passes as ``name``.
 REFUSED_AS = {f"memory.require_matrix-{a}": "n" for a in ("n_rows", "n_cols", "count", "bytes_per_entry")}
