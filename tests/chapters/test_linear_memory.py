@@ -156,3 +156,8 @@ def test_the_causal_online_head_is_the_masked_exact_head_and_skips_the_tiles_abo
     tiles = sum(min(size, n - start) * min(n, start + size) for start in range(0, n, size))
     assert glued["ex-lm-open-share"] == tiles / n**2
     assert 0.5 < glued["ex-lm-open-share"] < 0.6, "about half the pairs"
+    # the solution's count: N (N + |J|) / 2 pairs when |J| divides N (the diagonal tiles scored whole)
+    def scored(n, size):
+        return sum(min(size, n - start) * min(n, start + size) for start in range(0, n, size))
+    assert all(scored(96, b) == 96 * (96 + b) // 2 for b in (1, 2, 3, 4, 8, 16, 32, 96))
+    assert abs(tiles - n * (n + size) / 2) <= size**2 / 2, "about N (N + |J|) / 2 when |J| does not divide N"

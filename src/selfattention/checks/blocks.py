@@ -69,7 +69,7 @@ ONLINE = Exercise(
     answer=lambda call, scores, values, tau: _run(call, scores, values, tau),
     reference=lambda scores, values, tau: softmax(scores / tau) @ values,
     faults=_block_faults,
-    verified="phi / l after the last block is softmax(E / tau) V",
+    verified="phi / ell after the last block is softmax(E / tau) V",
     fallback="the outputs differ: rescale the old sums, then add the block's.",
 )
 
