@@ -25,6 +25,7 @@ from selfattention.head import gaussian_head, gaussian_head_weights
 from selfattention.induction import previous_token_layer
 from selfattention.kernel import leave_one_out_scores
 from selfattention.learning import attention_loss_and_grad, loo_loss_and_grad
+from selfattention.low_rank import numerical_rank
 from selfattention.metrics import effective_neighbours
 from selfattention.positional import rotate
 from selfattention.random_features import fourier_features
@@ -116,6 +117,7 @@ RIGHT = {
     checks.check_previous_token: _previous,
     checks.check_cache_step: _cache_step,
     checks.check_features: fourier_features,
+    checks.check_numerical_rank: numerical_rank,
 }
 
 #: check -> [(a typical wrong answer, a word its hint must hold), ...]: at least three each.
@@ -198,6 +200,11 @@ WRONG = {
         (lambda p, omega: _features(p, omega, sines=False), "missing term"),
         (lambda p, omega: np.cos(p[:, None] * omega) / np.sqrt(omega.size), "shape"),
     ],
+    checks.check_numerical_rank: [
+        (lambda values, tol: int((values > tol).sum()), "largest value"),
+        (lambda values, tol: int((values <= tol * values.max()).sum()), "sign"),
+        (lambda values, tol: int((values > tol * values.sum()).sum()), "not the sum"),
+    ],
 }
 
 #: check -> its exercise: the cases it draws and the package's answers.
@@ -209,6 +216,7 @@ EXERCISES = {
     checks.check_offset_head: sequences.OFFSET, checks.check_rope: sequences.ROTATION,
     checks.check_causal_mask: sequences.CAUSAL, checks.check_previous_token: sequences.PREVIOUS,
     checks.check_cache_step: sequences.CACHE, checks.check_features: sequences.FEATURES,
+    checks.check_numerical_rank: sequences.RANK,
 }
 
 CHECKS = list(checks.CHECKS)

@@ -239,6 +239,7 @@ HUGE_COUNT_IS_VALID = {
     "studies.induction.positional_shortcut-half": "a number in the head's offset and temperature",
     "cost.plot_quadratic_wall-guard_n": "a number to plot",
     "approximate_heads.plot_exact_and_features-count": "a number to plot",
+    "quadrature.trapezoid_rate-count": "a number in a formula",
 }
 #: Arguments refused under another name: the memory check names what its caller passes as ``name``.
 REFUSED_AS = {f"memory.require_matrix-{a}": "n" for a in ("n_rows", "n_cols", "count", "bytes_per_entry")}

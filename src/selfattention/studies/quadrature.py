@@ -1,0 +1,139 @@
+r"""Bumps on a grid against bumps and cosines at random, in one dimension and in ``d_k``.
+
+:func:`grid_errors` compares, on one signal, the head of ``D`` bumps on a
+regular grid (:func:`~selfattention.quadrature.grid_centres`) with heads of
+``D`` bumps at random centres
+(:func:`~selfattention.positive_features.spread_centres`).
+:func:`dimension_errors` does it for keys of ``d_k`` dimensions, beside the
+cosine head of random frequencies, at the same number of features a token.
+The distance to the exact head is the root-mean-square difference of the
+outputs (:func:`~selfattention.metrics.rmse`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import memory, quadrature
+from .._validation import as_count, as_counts, as_nonnegative_scalar, as_rng, as_series, as_temperature, naming
+from ..head import gaussian_head
+from ..metrics import rmse
+from ..positive_features import positive_feature_head, spread_centres
+
+#: The largest key dimension :func:`dimension_errors` takes.
+MAX_DIMS = 8
+
+#: The temperature of :func:`dimension_errors`, per dimension of the keys:
+#: two uniform keys lie ``d_k / 6`` apart in square on average, so
+#: ``tau = 0.05 d_k`` keeps that distance at ``10 / 3`` temperatures in
+#: every dimension.
+TEMPERATURE_PER_DIM = 0.05
+
+
+def grid_errors(signal, positions, temperature, counts, draws,
+                rng=None) -> dict:
+    """The head of ``D`` bumps on a grid and at random centres, against the exact head.
+
+    Parameters
+    ----------
+    signal, positions : array_like, shape (n,)
+    temperature : float
+    counts : sequence of int, length k
+        The ``D`` tried.
+    draws : int
+        Draws of random centres for each ``D``.
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    dict
+        ``"grid"`` (k,) and ``"random"`` (draws, k): distances to the
+        exact head's output.
+    """
+    s, p = as_series(signal=signal, positions=positions)
+    tau = as_temperature(temperature, "temperature")
+    counts, draws = as_counts(counts, "counts"), as_count(draws, "draws")
+    rng = as_rng(rng)
+    memory.require(8 * draws * len(counts), "draws", "the errors")
+    exact, _ = gaussian_head(s, p, tau)
+    with naming("counts", "count", "centres"), naming("signal", "estimate and truth"):
+        grid = [rmse(positive_feature_head(
+            s, p, tau, quadrature.grid_centres(D, p, tau)), exact) for D in counts]
+        random = [[rmse(positive_feature_head(
+            s, p, tau, spread_centres(D, p, tau, rng)), exact) for D in counts]
+            for _ in range(draws)]
+    return {"grid": np.array(grid), "random": np.array(random)}
+
+
+def dimension_errors(dims, counts, draws, n=400, sigma=0.3,
+                     rng=None) -> dict:
+    r"""Bumps on a grid, bumps at random and cosines, on keys of ``d_k`` dimensions.
+
+    The keys are ``n`` uniform draws in :math:`[0, 1]^{d_k}`, the signal
+    :math:`\sin(2 \pi k_{j,1}) + \sigma z_j`, the temperature
+    :data:`TEMPERATURE_PER_DIM` times ``d_k``. For each budget ``count`` of
+    columns a token: the grid of ``m = floor(count ** (1 / d_k))`` centres
+    an axis (``m ** d_k <= count`` bumps), ``count`` bumps at random
+    centres, and ``count // 2`` random frequencies (a cosine and a sine
+    each).
+
+    Parameters
+    ----------
+    dims : sequence of int
+        The ``d_k`` tried, each from 1 to :data:`MAX_DIMS`.
+    counts : sequence of int, length k
+        The budgets of columns a token, each at least 2.
+    draws : int
+        Draws of random centres and frequencies for each ``D``.
+    n : int
+    sigma : float
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    dict
+        For each ``d_k``: ``"counts"`` (k,), the budgets;
+        ``"grid_sizes"`` (k,), ``"grid"`` (k,),
+        ``"bumps"`` (draws, k) and ``"cosines"`` (draws, k), distances
+        to the exact head's output.
+    """
+    dims = [as_count(d, "dims", maximum=MAX_DIMS) for d in as_counts(dims, "dims")]
+    counts = as_counts(counts, "counts", minimum=2)
+    draws, n, rng = as_count(draws, "draws"), as_count(n, "n"), as_rng(rng)
+    memory.require_matrix(n, n, "n")
+    memory.require(24 * n * max(counts) * MAX_DIMS, "n and counts", "the features")
+    memory.require(16 * draws * len(counts), "draws", "the errors")
+    sigma = as_nonnegative_scalar(sigma, "sigma")
+    with naming("counts", "count", "per_axis", "centres", "frequencies"), \
+            naming("sigma", "signal", "estimate and truth"):
+        return {d: _one_dimension(d, counts, draws, n, sigma, rng) for d in dims}
+
+
+def _one_dimension(d, counts, draws, n, sigma, rng) -> dict:
+    """:func:`dimension_errors` for one ``d_k``."""
+    keys = rng.uniform(size=(n, d))  # (n, d_k)
+    signal = np.sin(2 * np.pi * keys[:, 0]) + sigma * rng.standard_normal(n)
+    tau = TEMPERATURE_PER_DIM * d
+    exact = quadrature.kernel_head(signal, keys, tau)
+    sizes = [_per_axis(D, d) ** d for D in counts]
+    grid = [rmse(quadrature.bump_head(signal, keys, quadrature.box_grid(
+        _per_axis(D, d), keys, tau), tau), exact) for D in counts]
+    bumps, cosines = np.empty((draws, len(counts))), np.empty((draws, len(counts)))
+    for k in range(draws):
+        for col, D in enumerate(counts):
+            centres = quadrature.box_uniform(D, keys, tau, rng)  # (D, d_k)
+            bumps[k, col] = rmse(quadrature.bump_head(signal, keys, centres, tau), exact)
+            omega = quadrature.normal_frequencies(D // 2, d, tau, rng)  # (D/2, d_k)
+            cosines[k, col] = rmse(quadrature.cosine_head(signal, keys, omega), exact)
+    return {"counts": np.array(counts), "grid_sizes": np.array(sizes), "grid": np.array(grid),
+            "bumps": bumps, "cosines": cosines}
+
+
+def _per_axis(count: int, d: int) -> int:
+    """The largest ``m`` with ``m ** d <= count`` (integers, no rounding)."""
+    m = round(count ** (1.0 / d))
+    while m**d > count:
+        m -= 1
+    while (m + 1) ** d <= count:
+        m += 1
+    return m
