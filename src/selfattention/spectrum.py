@@ -188,6 +188,57 @@ def _derived_performer_relative_variance():
     return sp.simplify(sp.powsimp(mean)), sp.simplify(sp.powsimp(square / mean**2) - 1)
 
 
+#: The length of the interval the spread centres are drawn from.
+ell = sp.Symbol("ell", positive=True)
+
+
+def spread_relative_variance():
+    r"""The variance of one product of two spread bumps, over the square of its mean.
+
+    The centre :math:`\bar p` is uniform on an interval of length
+    :math:`\ell` that holds both bumps (their tails beyond it neglected);
+    the product of the bumps at ``p_i`` and ``p_j``, times ``ell`` and over
+    the constant ``sqrt(pi tau) / 2`` of :func:`bump_integral`, has the
+    kernel as its mean and
+
+    .. math:: \frac{\operatorname{Var}}{\text{mean}^2}
+        = \sqrt{\frac{2}{\pi}}\, \frac{\ell}{\sqrt\tau} - 1,
+
+    the same for every pair: the number of bump widths in the interval.
+
+    Returns
+    -------
+    mean : sympy.Expr
+        The kernel, a function of ``p_i``, ``p_j`` and ``tau``.
+    relative : sympy.Expr
+        A function of ``ell`` and ``tau``.
+    """
+    return _derived_spread_relative_variance()
+
+
+@functools.cache
+def _derived_spread_relative_variance():
+    exponent = -2 * (x - centre) ** 2 / tau - 2 * (y - centre) ** 2 / tau  # of one product of two bumps
+    constant = sp.simplify(_gaussian_integral(exponent) / sp.exp(-(x - y) ** 2 / tau))  # sqrt(pi tau) / 2
+    mean = sp.simplify(_gaussian_integral(exponent) / constant)  # (ell / c) * integral / ell
+    square = ell / constant**2 * _gaussian_integral(2 * exponent)  # (ell / c)**2 * integral / ell
+    return mean, sp.simplify(sp.powsimp(square / mean**2) - 1)
+
+
+@functools.cache
+def _gaussian_integral_of(a, b):
+    """``integral exp(-a t**2 + b t) dt`` over the line, for symbols ``a > 0`` and real ``b``: once."""
+    t = sp.Symbol("t", real=True)
+    return sp.simplify(sp.integrate(sp.exp(-a * t**2 + b * t), (t, -sp.oo, sp.oo), conds="none"))
+
+
+def _gaussian_integral(exponent) -> sp.Expr:
+    """The integral over the bump's centre of ``exp(exponent)``, a quadratic in it falling at both ends."""
+    a, b = sp.Symbol("a", positive=True), sp.Symbol("b", real=True)
+    curvature, slope, rest = sp.Poly(sp.expand(exponent), centre).all_coeffs()
+    return _gaussian_integral_of(a, b).subs({a: -curvature, b: slope}) * sp.exp(rest)
+
+
 class _Printer(LatexPrinter):
     r"""sympy's LaTeX, but the exponential as ``\exp(...)`` rather than ``e^{...}``."""
 

@@ -207,3 +207,70 @@ def test_the_page_runs_the_book_s_signal():
     positions, _, noisy = sa.noisy_sine(defaults.N, defaults.SIGMA, rng=defaults.SEED)
     result = quadrature_study.grid_errors(noisy, positions, defaults.TEMPERATURE, [64], draws=1, rng=1)
     assert result["grid"][0] < 1e-10
+
+
+# --- positive features, derived ------------------------------------------------------------------------
+
+
+def test_sympy_derives_the_spread_products_relative_variance_the_same_for_every_pair(chapter):
+    import sympy as sp
+
+    mean, relative = chapter.namespace["kernel_mean"], chapter.namespace["spread_variance"]
+    assert sp.simplify(mean - sp.exp(-((spectrum.x - spectrum.y) ** 2) / spectrum.tau)) == 0  # unbiased
+    assert sp.simplify(relative - (sp.sqrt(2 / sp.pi) * spectrum.ell / sp.sqrt(spectrum.tau) - 1)) == 0
+    assert relative.free_symbols == {spectrum.ell, spectrum.tau}  # no p_i, p_j: the same for every pair
+
+
+def test_the_measured_relative_variance_is_the_derived_one(chapter):
+    """Ten batches of 20,000 draws: five standard errors of their mean, from their own spread."""
+    ns, glued = chapter.namespace, chapter.glued
+    derived = glued["random-features-derived-relative"]
+    assert glued["random-features-ell"] == pytest.approx(1 + 6 * np.sqrt(defaults.TEMPERATURE), abs=4 * EPS)
+    assert derived == pytest.approx(np.sqrt(2 / np.pi) * glued["random-features-ell"] / np.sqrt(ns["tau"]) - 1)
+    for pair in ([0.4, 0.45], [0.1, 0.3]):  # a near pair (the page's) and a far one
+        batches = [quadrature_study.spread_product_variance(ns["positions"], ns["tau"], pair, 20_000, rng=seed)
+                   for seed in range(10)]
+        values = np.array([b["relative"] for b in batches])
+        assert values.mean() == pytest.approx(derived, abs=5 * values.std(ddof=1) / np.sqrt(values.size))
+        kernel = np.exp(-((pair[0] - pair[1]) ** 2) / ns["tau"])
+        means = np.array([b["mean"] for b in batches])
+        assert means.mean() == pytest.approx(kernel, abs=5 * means.std(ddof=1) / np.sqrt(means.size))
+    page = glued["random-features-measured-relative"]
+    assert page == ns["measured_product"]["relative"] and abs(page - derived) < 0.05 * derived
+    assert glued["random-features-product-draws"] == 200_000
+    assert glued["random-features-relative-64"] == pytest.approx(np.sqrt(derived / 64), rel=1e-15)
+
+
+def test_in_d_k_dimensions_the_ratio_is_its_power(chapter):
+    glued = chapter.glued
+    for d in (1, 8):
+        tau = quadrature_study.TEMPERATURE_PER_DIM * d
+        one = np.sqrt(2 / np.pi) * (1 + 6 * np.sqrt(tau)) / np.sqrt(tau) - 1
+        assert glued[f"random-features-bump-variance-{d}"] == pytest.approx((1 + one) ** d - 1, rel=1e-12)
+    assert glued["random-features-bump-variance-8"] > 1e5 * glued["random-features-bump-variance-1"]
+
+
+def test_orthogonal_blocks_lower_the_error_by_a_constant_factor_at_the_same_rate(chapter):
+    """Per D, the two means differ by more than four standard errors of their difference (20 draws each)."""
+    ns, glued = chapter.namespace, chapter.glued
+    found, shares = ns["orthogonality"], ns["shares"]
+    for col in range(shares.size):
+        a, b = found["independent"][:, col], found["orthogonal"][:, col]
+        se = np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+        assert a.mean() - b.mean() > 4 * se
+    assert glued["random-features-orthogonal-low"] == shares.min() and glued["random-features-orthogonal-high"] < 1
+    assert shares.max() - shares.min() < 0.05  # "a constant factor"
+    counts = [8, 32, 128]
+    for kind in found:
+        slope = np.polyfit(np.log(counts), np.log(found[kind].mean(axis=0)), 1)[0]
+        assert slope == pytest.approx(-0.5, abs=0.05)
+    assert glued["random-features-orthogonal-draws"] == 20
+
+
+def test_the_performers_dot_product_at_the_ends_is_one_over_two_tau(chapter):
+    import sympy as sp
+
+    x, y, tau = spectrum.x, spectrum.y, spectrum.tau
+    split = sp.exp(-(x**2) / tau) * sp.exp(2 * x * y / tau) * sp.exp(-(y**2) / tau)
+    assert sp.simplify(split - sp.exp(-((x - y) ** 2) / tau)) == 0
+    assert chapter.glued["random-features-performer-dot"] == pytest.approx(1 / (2 * defaults.TEMPERATURE))

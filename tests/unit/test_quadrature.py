@@ -131,3 +131,38 @@ def test_grid_errors_compare_the_grid_with_spread_centres():
     result = study.grid_errors(S, P, 0.01, [8, 32], draws=3, rng=1)
     assert result["random"].shape == (3, 2) and result["grid"].shape == (2,)
     assert result["grid"][1] < 1e-3 < np.median(result["random"][:, 1])
+
+
+def test_orthogonal_frequencies_are_orthogonal_in_blocks_and_normal_one_by_one():
+    """Each row is a normal vector of variance 2 / tau a coordinate: 40,000 coordinates, five standard errors."""
+    omega = quadrature.orthogonal_frequencies(5000, 8, 0.1, rng=3)
+    assert omega.shape == (5000, 8)
+    block = omega[:8]
+    gram = block @ block.T
+    off = gram - np.diag(np.diag(gram))
+    assert np.abs(off).max() < 1e-12 * np.diag(gram).max()  # orthogonal to rounding
+    assert omega.var() == pytest.approx(2 / 0.1, rel=5 * np.sqrt(2 / omega.size))
+    assert quadrature.orthogonal_frequencies(5, 3, 0.1, rng=1).shape == (5, 3)  # the last block cut
+
+
+def test_a_bump_and_a_uniform_centre_factor_over_the_axes():
+    """Two dimensions: the relative variance of a product is the one-dimensional one's (1 + v)**2 - 1.
+
+    Ten batches of 100,000 centres; five standard errors of the batches' mean.
+    """
+    tau, ell = 0.05, 1.0
+    rng = np.random.default_rng(9)
+    ki, kj = np.array([0.45, 0.5]), np.array([0.55, 0.5])
+    values = []
+    for _ in range(10):
+        c = rng.uniform(0, ell, size=(100_000, 2))
+        products = np.exp(-2 * ((ki - c) ** 2).sum(axis=1) / tau - 2 * ((kj - c) ** 2).sum(axis=1) / tau)
+        values.append(products.var() / products.mean() ** 2)
+    one = np.sqrt(2 / np.pi) * ell / np.sqrt(tau) - 1  # the pair lies far from the ends: no tails cut
+    values = np.array(values)
+    assert values.mean() == pytest.approx((1 + one) ** 2 - 1, abs=5 * values.std(ddof=1) / np.sqrt(values.size))
+
+
+def test_spread_product_variance_needs_a_pair():
+    with pytest.raises(ValueError, match="pair"):
+        study.spread_product_variance(P, 0.01, [0.1, 0.2, 0.3], 10, rng=1)

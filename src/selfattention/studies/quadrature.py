@@ -15,10 +15,20 @@ from __future__ import annotations
 import numpy as np
 
 from .. import memory, quadrature
-from .._validation import as_count, as_counts, as_nonnegative_scalar, as_rng, as_series, as_temperature, naming
+from .._validation import (
+    as_array,
+    as_count,
+    as_counts,
+    as_nonnegative_scalar,
+    as_rng,
+    as_series,
+    as_temperature,
+    finite_result,
+    naming,
+)
 from ..head import gaussian_head
 from ..metrics import rmse
-from ..positive_features import positive_feature_head, spread_centres
+from ..positive_features import MARGIN, positive_feature_head, spread_centres
 
 #: The largest key dimension :func:`dimension_errors` takes.
 MAX_DIMS = 8
@@ -107,6 +117,121 @@ def dimension_errors(dims, counts, draws, n=400, sigma=0.3,
     with naming("counts", "count", "per_axis", "centres", "frequencies"), \
             naming("sigma", "signal", "estimate and truth"):
         return {d: _one_dimension(d, counts, draws, n, sigma, rng) for d in dims}
+
+
+def spread_product_variance(positions, temperature, pair, draws, rng=None) -> dict:
+    r"""One product of two spread bumps over many draws of its centre: its mean and relative variance.
+
+    The centre is drawn as :func:`~selfattention.positive_features.spread_centres`
+    draws it, uniform on an interval of length :math:`\ell`; the product of
+    the bumps at ``p_i`` and ``p_j``, times ``ell`` and over
+    ``sqrt(pi tau) / 2`` (:func:`~selfattention.spectrum.bump_integral`),
+    has the kernel as its mean.
+
+    Parameters
+    ----------
+    positions : array_like, shape (n,)
+    temperature : float
+    pair : sequence of two floats
+        ``p_i`` and ``p_j``.
+    draws : int
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    dict
+        ``"length"``, :math:`\ell`; ``"mean"`` and ``"relative"``, the
+        sample mean and the sample variance over the mean's square.
+    """
+    (p,) = as_series(positions=positions)
+    ends = as_array(pair, "pair", ndim=1)
+    if ends.size != 2:
+        raise ValueError(f"pair must hold two positions, got {ends.size}")
+    tau = as_temperature(temperature, "temperature")
+    draws = as_count(draws, "draws", minimum=2)
+    memory.require(24 * draws, "draws", f"{draws} products")
+    with naming("positions", "count"):
+        centres = spread_centres(draws, p, tau, rng)  # (draws,)
+    low, high = quadrature.grid_centres(2, p, tau)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        length = high - low
+        logs = -2 * ((ends[0] - centres) ** 2 / tau) - 2 * ((ends[1] - centres) ** 2 / tau)
+        products = np.exp(logs - logs.max())  # (draws,): scaled so the largest is 1
+        relative = products.var() / products.mean() ** 2  # the scale cancels
+        mean = products.mean() * np.exp(logs.max()) * length / (np.sqrt(np.pi) * np.sqrt(tau) / 2)
+    finite_result(np.array([length, relative, mean]), "pair, positions and temperature: the products leave "
+                  "the double range")
+    return {"length": float(length), "mean": float(mean), "relative": float(relative)}
+
+
+def bump_relative_variance(dims) -> float:
+    r"""The relative variance of one product of two random bumps, at :func:`dimension_errors`' settings.
+
+    A bump and a uniform centre factor over the axes, so the ratio of
+    :func:`~selfattention.spectrum.spread_relative_variance` becomes, in
+    ``d_k`` dimensions, with the interval :math:`\ell = 1 + 6 \sqrt\tau` of
+    each axis of the unit cube and :math:`\tau` = :data:`TEMPERATURE_PER_DIM`
+    times ``d_k``,
+
+    .. math:: \Big(\sqrt{\frac{2}{\pi}}\, \frac{\ell}{\sqrt\tau}\Big)^{d_k} - 1
+
+    Parameters
+    ----------
+    dims : int
+        ``d_k``, from 1 to :data:`MAX_DIMS`.
+
+    Returns
+    -------
+    float
+    """
+    d = as_count(dims, "dims", maximum=MAX_DIMS)
+    tau = TEMPERATURE_PER_DIM * d
+    length = 1 + 2 * MARGIN * np.sqrt(tau)
+    return float((np.sqrt(2 / np.pi) * length / np.sqrt(tau)) ** d - 1)
+
+
+def orthogonal_errors(dims, counts, draws, n=200, rng=None) -> dict:
+    r"""The cosines' estimate of the kernel matrix, from independent and from orthogonal frequencies.
+
+    Keys as in :func:`dimension_errors` (``n`` uniform in the unit cube of
+    ``d_k`` dimensions, temperature :data:`TEMPERATURE_PER_DIM` times
+    ``d_k``); for each ``D`` of ``counts`` and each draw, the root-mean-square
+    difference over all pairs between :math:`\frac1D \sum_r \cos(\omega_r
+    \cdot (k_i - k_j))` and the kernel, with frequencies from
+    :func:`~selfattention.quadrature.normal_frequencies` and from
+    :func:`~selfattention.quadrature.orthogonal_frequencies`.
+
+    Parameters
+    ----------
+    dims : int
+        ``d_k``, from 1 to :data:`MAX_DIMS`.
+    counts : sequence of int, length k
+    draws : int
+    n : int
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    dict
+        ``"independent"`` and ``"orthogonal"``, each (draws, k).
+    """
+    d = as_count(dims, "dims", maximum=MAX_DIMS)
+    counts, draws, n, rng = as_counts(counts, "counts"), as_count(draws, "draws"), as_count(n, "n"), as_rng(rng)
+    memory.require_matrix(n, n, "n", count=4)
+    memory.require(24 * n * max(counts), "n and counts", "the features")
+    memory.require(16 * draws * len(counts), "draws", "the errors")
+    keys = rng.uniform(size=(n, d))  # (n, d_k)
+    tau = TEMPERATURE_PER_DIM * d
+    kernel = np.exp(-quadrature._squared_distances(keys, keys, "keys") / tau)  # (n, n)
+    found = {"independent": np.empty((draws, len(counts))), "orthogonal": np.empty((draws, len(counts)))}
+    draw = {"independent": quadrature.normal_frequencies, "orthogonal": quadrature.orthogonal_frequencies}
+    for k in range(draws):
+        for col, D in enumerate(counts):
+            for kind, frequencies in draw.items():
+                angles = keys @ frequencies(D, d, tau, rng).T  # (n, D)
+                estimate = (np.cos(angles) @ np.cos(angles).T + np.sin(angles) @ np.sin(angles).T) / D
+                found[kind][k, col] = np.sqrt(np.mean((estimate - kernel) ** 2))
+    return found
 
 
 def _one_dimension(d, counts, draws, n, sigma, rng) -> dict:
