@@ -239,6 +239,54 @@ def _gaussian_integral(exponent) -> sp.Expr:
     return _gaussian_integral_of(a, b).subs({a: -curvature, b: slope}) * sp.exp(rest)
 
 
+#: A random phase, uniform on one period.
+phase = sp.Symbol("varphi", real=True)
+
+
+def random_phase_variance():
+    r"""The mean and variance of one product of two random-phase features.
+
+    The product is :math:`2 \cos(\omega p_i + \varphi) \cos(\omega p_j + \varphi)`.
+
+    With :math:`\varphi` uniform on :math:`[0, 2\pi)` and
+    :math:`\omega \sim \mathcal N(0, 2/\tau)`: averaged over the phase,
+    the product is :math:`\cos(\omega u)` and its square
+    :math:`\cos^2(\omega u) + \tfrac12`, so its variance is that of
+    :func:`cosine_variance` plus one half (Sutherland and Schneider, 2015).
+
+    Returns
+    -------
+    mean : sympy.Expr
+        The kernel, a function of ``u`` and ``tau``.
+    variance : sympy.Expr
+    """
+    return _derived_random_phase_variance()
+
+
+@functools.cache
+def _derived_random_phase_variance():
+    product = 2 * sp.cos(omega * x + phase) * sp.cos(omega * y + phase)
+    expectation, variance = frequency_variance()
+    at = {nu: variance}
+
+    def over_frequency(expr):  # a sum of c cos(k omega u): E cos(k omega u) = expectation at k u
+        expr = sp.expand(expr.subs(x - y, u).subs(x, y + u))
+        return sp.expand(expr.replace(lambda e: isinstance(e, sp.cos) and e.has(omega),
+                                      lambda e: expectation.subs(at).subs(u, e.args[0] / omega)))
+
+    mean = over_frequency(_over_phase(product))
+    square = over_frequency(_over_phase(product**2))
+    return sp.simplify(mean), sp.simplify(square - mean**2)
+
+
+def _over_phase(expr) -> sp.Expr:
+    """The mean of ``expr`` over the phase, uniform on one period: products turned into sums first."""
+    from sympy.simplify.fu import TR8
+
+    terms = sp.expand(TR8(sp.expand(expr)))
+    return sp.simplify(sp.integrate(terms, (phase, 0, 2 * sp.pi)) / (2 * sp.pi))
+
+
 class _Printer(LatexPrinter):
     r"""sympy's LaTeX, but the exponential as ``\exp(...)`` rather than ``e^{...}``."""
 

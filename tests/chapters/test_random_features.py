@@ -274,3 +274,30 @@ def test_the_performers_dot_product_at_the_ends_is_one_over_two_tau(chapter):
     split = sp.exp(-(x**2) / tau) * sp.exp(2 * x * y / tau) * sp.exp(-(y**2) / tau)
     assert sp.simplify(split - sp.exp(-((x - y) ** 2) / tau)) == 0
     assert chapter.glued["random-features-performer-dot"] == pytest.approx(1 / (2 * defaults.TEMPERATURE))
+
+
+# --- one cosine with a random phase --------------------------------------------------------------------
+
+
+def test_sympy_finds_a_random_phase_adds_one_half_to_the_pairs_variance(chapter):
+    import sympy as sp
+
+    ns = chapter.namespace
+    kernel = sp.exp(-(spectrum.u**2) / spectrum.tau)
+    assert sp.simplify(ns["phase_mean"] - kernel) == 0  # unbiased
+    assert ns["extra"] == sp.Rational(1, 2)
+    assert sp.simplify(ns["pair_variance"] - (1 - kernel**2) ** 2 / 2) == 0  # never above one half
+
+
+def test_the_measured_variances_are_the_derived_ones_and_the_pair_wins_per_column(chapter):
+    """200,000 draws: a variance's standard error is below sqrt(E X**4 / n) <= 4 / sqrt(n) (|X| <= 2): 5 of them."""
+    ns, glued = chapter.namespace, chapter.glued
+    se = 4 / np.sqrt(200_000)
+    assert glued["random-features-pair-measured"] == pytest.approx(glued["random-features-pair-derived"], abs=5 * se)
+    assert glued["random-features-phase-measured"] == pytest.approx(glued["random-features-phase-derived"], abs=5 * se)
+    assert glued["random-features-phase-derived"] == pytest.approx(glued["random-features-pair-derived"] + 0.5)
+    assert ns["phases"]["phase_mean"] == pytest.approx(np.exp(-(0.05**2) / defaults.TEMPERATURE), abs=5 * se)
+    assert glued["random-features-phase-per-column"] < 1
+    for distance in np.linspace(0.0, 1.0, 21):  # "always": for every distance
+        pair = float(ns["pair_variance"].subs({spectrum.u: distance, spectrum.tau: defaults.TEMPERATURE}))
+        assert pair / 1 <= (pair + 0.5) / 2

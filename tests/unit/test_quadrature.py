@@ -166,3 +166,14 @@ def test_a_bump_and_a_uniform_centre_factor_over_the_axes():
 def test_spread_product_variance_needs_a_pair():
     with pytest.raises(ValueError, match="pair"):
         study.spread_product_variance(P, 0.01, [0.1, 0.2, 0.3], 10, rng=1)
+
+
+def test_a_random_phase_adds_one_half_even_at_the_origin():
+    """At p_i = p_j = 0 the pair's product is 1 always; the phase's, 2 cos(phi)**2, has variance 1/2.
+
+    200,000 draws: the sample variance's standard error is below sqrt(E X**4 / n) <= 4 / sqrt(n); five of them.
+    """
+    found = study.phase_product_variance([0.0, 0.0], 0.01, 200_000, rng=2)
+    assert found["pair"] == 0.0
+    assert found["phase"] == pytest.approx(0.5, abs=5 * 4 / np.sqrt(200_000))
+    assert found["phase_mean"] == pytest.approx(1.0, abs=5 * 2 / np.sqrt(200_000))

@@ -190,6 +190,45 @@ def bump_relative_variance(dims) -> float:
     return float((np.sqrt(2 / np.pi) * length / np.sqrt(tau)) ** d - 1)
 
 
+def phase_product_variance(pair, temperature, draws, rng=None) -> dict:
+    r"""One pair's kernel estimated by one frequency: the [cos, sin] pair against one cosine of random phase.
+
+    Draws :math:`\omega \sim \mathcal N(0, 2/\tau)` and a phase
+    :math:`\varphi` uniform on :math:`[0, 2\pi)`, and returns the sample
+    variances of :math:`\cos(\omega (p_i - p_j))`, what the pair of
+    features gives, and of :math:`2 \cos(\omega p_i + \varphi) \cos(\omega
+    p_j + \varphi)`, what two random-phase features give.
+
+    Parameters
+    ----------
+    pair : sequence of two floats
+        ``p_i`` and ``p_j``.
+    temperature : float
+    draws : int
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    dict
+        ``"pair"`` and ``"phase"``: sample variances; ``"phase_mean"``, the
+        random-phase products' mean.
+    """
+    ends = as_array(pair, "pair", ndim=1)
+    if ends.size != 2:
+        raise ValueError(f"pair must hold two positions, got {ends.size}")
+    tau = as_temperature(temperature, "temperature")
+    draws, rng = as_count(draws, "draws", minimum=2), as_rng(rng)
+    memory.require(48 * draws, "draws", f"{draws} products")
+    omega = rng.standard_normal(draws) * (np.sqrt(2.0) * np.sqrt(1.0 / tau))  # (draws,)
+    phases = rng.uniform(0.0, 2 * np.pi, draws)  # (draws,)
+    with np.errstate(over="ignore", invalid="ignore"):
+        angles = finite_result(np.stack([omega * ends[0], omega * ends[1], omega * (ends[0] - ends[1])]),
+                               "pair and temperature: an angle omega p overflows the double range")
+        both = np.cos(angles[2])  # (draws,): the pair's product
+        phased = 2 * np.cos(angles[0] + phases) * np.cos(angles[1] + phases)  # (draws,)
+    return {"pair": float(both.var()), "phase": float(phased.var()), "phase_mean": float(phased.mean())}
+
+
 def orthogonal_errors(dims, counts, draws, n=200, rng=None) -> dict:
     r"""The cosines' estimate of the kernel matrix, from independent and from orthogonal frequencies.
 
