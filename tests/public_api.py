@@ -81,6 +81,8 @@ NO_USER_DATA = {
     "selfattention.spectrum.bump_integral": "no arguments",
     "selfattention.spectrum.performer_exponent": "no arguments",
     "selfattention.spectrum.performer_relative_variance": "no arguments",
+    "selfattention.spectrum.spread_relative_variance": "no arguments",
+    "selfattention.spectrum.random_phase_variance": "no arguments",
     "selfattention.induction.CircuitRun": "a dataclass of results, checked where it is made",
     "selfattention.training.CircuitFit": "a dataclass of results, checked where it is made",
     "selfattention.studies.induction.Tracked": "a dataclass of results, checked where it is made",

@@ -15,9 +15,11 @@ from public_api import Call, P, Y
 from selfattention import (
     cost,
     decoding,
+    low_rank,
     model_cost,
     online_softmax,
     positive_features,
+    quadrature,
     random_features,
     spectrum,
     window,
@@ -25,9 +27,13 @@ from selfattention import (
 from selfattention.figures import approximate_heads as heads_figures
 from selfattention.figures import cost as cost_figures
 from selfattention.figures import linear_memory as linear_memory_figures
+from selfattention.figures import low_rank as low_rank_figures
+from selfattention.figures import quadrature as quadrature_figures
 from selfattention.head import gaussian_head_weights, positional_features
 from selfattention.interactive import explorer_data
 from selfattention.studies import approximate_heads, feature_draws
+from selfattention.studies import low_rank as low_rank_study
+from selfattention.studies import quadrature as quadrature_study
 from tools import ROOT
 
 #: Two frequencies, two centres and their log-weights.
@@ -80,6 +86,7 @@ def cost_calls() -> list[Call]:
         *_study_calls(series),
         *_explorer_calls(),
         *_figure_calls(),
+        *_quadrature_calls(),
     ]
 
 
@@ -195,4 +202,71 @@ def _figure_calls() -> list[Call]:
         Call("approximate_heads.plot_exact_and_features", heads_figures.plot_exact_and_features,
              {"positions": P, "clean": Y, "noisy": Y, "exact": Y, "approximate": Y, "count": 4},
              {**dict.fromkeys(("positions", "clean", "noisy", "exact", "approximate"), a), "count": "count"}, f),
+    ]
+
+
+def _quadrature_calls() -> list[Call]:
+    """Bumps on a grid and in several dimensions (:mod:`selfattention.quadrature`), and the weights' rank."""
+    a, t, c, r, f = "array", "temperature", "count", "rng", False
+    keys = np.column_stack([P, P[::-1]])  # (6, 2)
+    centres = np.array([[0.2, 0.3], [0.7, 0.6]])
+    dims = quadrature_study.dimension_errors([1, 2], [4, 9], draws=2, n=6, rng=1)
+    sweep = low_rank_study.rank_sweep(P, [0.01, 0.1])
+    return [
+        Call("quadrature.grid_centres", quadrature.grid_centres, {"count": 4, "positions": P, "temperature": 0.05},
+             {"count": c, "positions": a, "temperature": t}),
+        Call("quadrature.trapezoid_rate", quadrature.trapezoid_rate,
+             {"count": 4, "positions": P, "temperature": 0.05}, {"count": c, "positions": a, "temperature": t}),
+        Call("quadrature.box_grid", quadrature.box_grid, {"per_axis": 2, "keys": keys, "temperature": 0.05},
+             {"per_axis": c, "keys": a, "temperature": t}),
+        Call("quadrature.box_uniform", quadrature.box_uniform,
+             {"count": 3, "keys": keys, "temperature": 0.05, "rng": 1},
+             {"count": c, "keys": a, "temperature": t, "rng": r}),
+        Call("quadrature.normal_frequencies", quadrature.normal_frequencies,
+             {"count": 3, "dims": 2, "temperature": 0.05, "rng": 1},
+             {"count": c, "dims": c, "temperature": t, "rng": r}),
+        Call("quadrature.orthogonal_frequencies", quadrature.orthogonal_frequencies,
+             {"count": 3, "dims": 2, "temperature": 0.05, "rng": 1},
+             {"count": c, "dims": c, "temperature": t, "rng": r}),
+        Call("quadrature_study.orthogonal_errors", quadrature_study.orthogonal_errors,
+             {"dims": 2, "counts": [2, 4], "draws": 2, "n": 6, "rng": 1},
+             {"dims": c, "counts": "counts", "draws": c, "n": c, "rng": r}),
+        Call("quadrature_study.bump_relative_variance", quadrature_study.bump_relative_variance, {"dims": 2},
+             {"dims": c}),
+        Call("quadrature_study.spread_product_variance", quadrature_study.spread_product_variance,
+             {"positions": P, "temperature": 0.05, "pair": [0.4, 0.5], "draws": 10, "rng": 1},
+             {"positions": a, "temperature": t, "pair": a, "draws": c, "rng": r}),
+        Call("quadrature_study.phase_product_variance", quadrature_study.phase_product_variance,
+             {"pair": [0.4, 0.5], "temperature": 0.05, "draws": 10, "rng": 1},
+             {"pair": a, "temperature": t, "draws": c, "rng": r}),
+        Call("quadrature.kernel_head", quadrature.kernel_head, {"signal": Y, "keys": keys, "temperature": 0.05},
+             {"signal": a, "keys": a, "temperature": t}),
+        Call("quadrature.bump_head", quadrature.bump_head,
+             {"signal": Y, "keys": keys, "centres": centres, "temperature": 0.05},
+             {"signal": a, "keys": a, "centres": a, "temperature": t}),
+        Call("quadrature.cosine_head", quadrature.cosine_head,
+             {"signal": Y, "keys": keys, "frequencies": centres}, {"signal": a, "keys": a, "frequencies": a}),
+        Call("low_rank.singular_values", low_rank.singular_values, {"positions": P, "temperature": 0.05},
+             {"positions": a, "temperature": t}),
+        Call("low_rank.numerical_rank", low_rank.numerical_rank, {"values": [3.0, 1.0, 1e-9], "tolerance": 1e-6},
+             {"values": a, "tolerance": "positive"}),
+        Call("low_rank.feature_weights", low_rank.feature_weights, {"positions": P, "frequencies": OMEGA},
+             {"positions": a, "frequencies": a}),
+        Call("quadrature_study.grid_errors", quadrature_study.grid_errors,
+             {"signal": Y, "positions": P, "temperature": 0.05, "counts": [2, 4], "draws": 2, "rng": 1},
+             {"signal": a, "positions": a, "temperature": t, "counts": "counts", "draws": c, "rng": r}),
+        Call("quadrature_study.dimension_errors", quadrature_study.dimension_errors,
+             {"dims": [1, 2], "counts": [4, 9], "draws": 2, "n": 6, "sigma": 0.3, "rng": 1},
+             {"dims": "counts", "counts": "counts", "draws": c, "n": c, "sigma": "nonnegative", "rng": r}),
+        Call("low_rank_study.rank_sweep", low_rank_study.rank_sweep,
+             {"positions": P, "temperatures": [0.01, 0.1], "tolerance": 1e-6},
+             {"positions": a, "temperatures": "temperatures", "tolerance": "positive"}),
+        Call("quadrature.plot_grid_errors", quadrature_figures.plot_grid_errors,
+             {"counts": [4, 8], "grid": [0.1, 0.0], "random": [[0.2, 0.1], [0.3, 0.2]]},
+             {"counts": a, "grid": a, "random": a}, f),
+        Call("quadrature.plot_dimension_errors", quadrature_figures.plot_dimension_errors,
+             {"results": dims, "dims": [1, 2]}, {"results": "mapping", "dims": "counts"}, f),
+        Call("low_rank.plot_singular_values", low_rank_figures.plot_singular_values,
+             {"temperatures": [0.01, 0.1], "values": sweep["values"], "ranks": sweep["ranks"], "tolerance": 1e-6},
+             {"temperatures": a, "values": a, "ranks": a, "tolerance": "positive"}, f),
     ]

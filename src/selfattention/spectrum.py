@@ -189,6 +189,105 @@ def _derived_performer_relative_variance():
     return sp.simplify(sp.powsimp(mean)), sp.simplify(sp.powsimp(square / mean**2) - 1)
 
 
+#: The length of the interval the spread centres are drawn from.
+ell = sp.Symbol("ell", positive=True)
+
+
+def spread_relative_variance():
+    r"""The variance of one product of two spread bumps, over the square of its mean.
+
+    The centre :math:`\bar p` is uniform on an interval of length
+    :math:`\Lambda` that holds both bumps (their tails beyond it neglected);
+    the product of the bumps at ``p_i`` and ``p_j``, times ``ell`` and over
+    the constant ``sqrt(pi tau) / 2`` of :func:`bump_integral`, has the
+    kernel as its mean and
+
+    .. math:: \frac{\operatorname{Var}}{\text{mean}^2}
+        = \sqrt{\frac{2}{\pi}}\, \frac{\Lambda}{\sqrt\tau} - 1,
+
+    the same for every pair: the number of bump widths in the interval.
+
+    Returns
+    -------
+    mean : sympy.Expr
+        The kernel, a function of ``p_i``, ``p_j`` and ``tau``.
+    relative : sympy.Expr
+        A function of ``ell`` and ``tau``.
+    """
+    return _derived_spread_relative_variance()
+
+
+@functools.cache
+def _derived_spread_relative_variance():
+    exponent = -2 * (x - centre) ** 2 / tau - 2 * (y - centre) ** 2 / tau  # of one product of two bumps
+    constant = sp.simplify(_gaussian_integral(exponent) / sp.exp(-(x - y) ** 2 / tau))  # sqrt(pi tau) / 2
+    mean = sp.simplify(_gaussian_integral(exponent) / constant)  # (ell / c) * integral / ell
+    square = ell / constant**2 * _gaussian_integral(2 * exponent)  # (ell / c)**2 * integral / ell
+    return mean, sp.simplify(sp.powsimp(square / mean**2) - 1)
+
+
+@functools.cache
+def _gaussian_integral_of(a, b):
+    """``integral exp(-a t**2 + b t) dt`` over the line, for symbols ``a > 0`` and real ``b``: once."""
+    t = sp.Symbol("t", real=True)
+    return sp.simplify(sp.integrate(sp.exp(-a * t**2 + b * t), (t, -sp.oo, sp.oo), conds="none"))
+
+
+def _gaussian_integral(exponent) -> sp.Expr:
+    """The integral over the bump's centre of ``exp(exponent)``, a quadratic in it falling at both ends."""
+    a, b = sp.Symbol("a", positive=True), sp.Symbol("b", real=True)
+    curvature, slope, rest = sp.Poly(sp.expand(exponent), centre).all_coeffs()
+    return _gaussian_integral_of(a, b).subs({a: -curvature, b: slope}) * sp.exp(rest)
+
+
+#: A random phase, uniform on one period.
+phase = sp.Symbol("phase", real=True)
+
+
+def random_phase_variance():
+    r"""The mean and variance of one product of two random-phase features.
+
+    The product is :math:`2 \cos(\omega p_i + \text{phase}) \cos(\omega p_j + \text{phase})`.
+
+    With :math:`\text{phase}` uniform on :math:`[0, 2\pi)` and
+    :math:`\omega \sim \mathcal N(0, 2/\tau)`: averaged over the phase,
+    the product is :math:`\cos(\omega u)` and its square
+    :math:`\cos^2(\omega u) + \tfrac12`, so its variance is that of
+    :func:`cosine_variance` plus one half (Sutherland and Schneider, 2015).
+
+    Returns
+    -------
+    mean : sympy.Expr
+        The kernel, a function of ``u`` and ``tau``.
+    variance : sympy.Expr
+    """
+    return _derived_random_phase_variance()
+
+
+@functools.cache
+def _derived_random_phase_variance():
+    product = 2 * sp.cos(omega * x + phase) * sp.cos(omega * y + phase)
+    expectation, variance = frequency_variance()
+    at = {nu: variance}
+
+    def over_frequency(expr):  # a sum of c cos(k omega u): E cos(k omega u) = expectation at k u
+        expr = sp.expand(expr.subs(x - y, u).subs(x, y + u))
+        return sp.expand(expr.replace(lambda e: isinstance(e, sp.cos) and e.has(omega),
+                                      lambda e: expectation.subs(at).subs(u, e.args[0] / omega)))
+
+    mean = over_frequency(_over_phase(product))
+    square = over_frequency(_over_phase(product**2))
+    return sp.simplify(mean), sp.simplify(square - mean**2)
+
+
+def _over_phase(expr) -> sp.Expr:
+    """The mean of ``expr`` over the phase, uniform on one period: products turned into sums first."""
+    from sympy.simplify.fu import TR8
+
+    terms = sp.expand(TR8(sp.expand(expr)))
+    return sp.simplify(sp.integrate(terms, (phase, 0, 2 * sp.pi)) / (2 * sp.pi))
+
+
 class _Printer(LatexPrinter):
     r"""sympy's LaTeX, but the exponential as ``\exp(...)`` rather than ``e^{...}``."""
 

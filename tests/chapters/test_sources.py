@@ -44,6 +44,7 @@ FIGURE_PREFIXES = {
     "heads-together": "heads",
     "attention-cost": "cost",
     "linear-memory": "linear-memory",
+    "random-features": "random-features",
 }
 #: The numbers typed into the prose instead of glued, and what states each.
 #: Each value is a function of the page's run (see book.run_chapter) giving the
@@ -63,7 +64,7 @@ TYPED_NUMBERS = {
 #: figure's caption or alt text, and none of the retired symbols of the notation in the
 #: math (w_ij for the weights, y_i, K_h for the kernel, epsilon for the noise).
 STRICT_PAGES = ("learning", "content-attention", "many-heads", "positions-and-masks", "heads-together",
-                "attention-cost", "linear-memory")
+                "attention-cost", "linear-memory", "random-features")
 RETIRED_SYMBOLS = re.compile(r"w_\{?ij|(?<![\w\\])y_i|K_h|\\varepsilon|\\epsilon")
 
 

@@ -25,6 +25,7 @@ from selfattention.head import gaussian_head, gaussian_head_weights
 from selfattention.induction import previous_token_layer
 from selfattention.kernel import leave_one_out_scores
 from selfattention.learning import attention_loss_and_grad, loo_loss_and_grad
+from selfattention.low_rank import numerical_rank
 from selfattention.metrics import effective_neighbours
 from selfattention.online_softmax import _absorb
 from selfattention.positional import rotate
@@ -130,6 +131,7 @@ RIGHT = {
     checks.check_cache_step: _cache_step,
     checks.check_features: fourier_features,
     checks.check_online_block: _absorb,
+    checks.check_numerical_rank: numerical_rank,
 }
 
 #: check -> [(a typical wrong answer, a word its hint must hold), ...]: at least three each.
@@ -218,6 +220,11 @@ WRONG = {
         (_absorb_wrong(sums=False), "rescale the sums"),
         (_absorb_wrong(scaled=False), "by tau"),
     ],
+    checks.check_numerical_rank: [
+        (lambda values, tol: int((values > tol).sum()), "largest value"),
+        (lambda values, tol: int((values <= tol * values.max()).sum()), "sign"),
+        (lambda values, tol: int((values > tol * values.sum()).sum()), "not the sum"),
+    ],
 }
 
 #: check -> its exercise: the cases it draws and the package's answers.
@@ -230,6 +237,7 @@ EXERCISES = {
     checks.check_causal_mask: sequences.CAUSAL, checks.check_previous_token: sequences.PREVIOUS,
     checks.check_cache_step: sequences.CACHE, checks.check_features: sequences.FEATURES,
     checks.check_online_block: blocks.ONLINE,
+    checks.check_numerical_rank: sequences.RANK,
 }
 
 CHECKS = list(checks.CHECKS)

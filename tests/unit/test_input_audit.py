@@ -247,6 +247,7 @@ HUGE_COUNT_IS_VALID = {
                        ("attention_dominates_from", ("d_model", "d_ff", "matrices")),
                        ("kv_cache_bytes", ("n", "layers", "kv_heads", "d_head", "bytes_per_number", "window")))
        for a in args},
+    "quadrature.trapezoid_rate-count": "a number in a formula",
 }
 #: Arguments refused under another name: the memory check names what its caller passes as ``name``.
 REFUSED_AS = {f"memory.require_matrix-{a}": "n" for a in ("n_rows", "n_cols", "count", "bytes_per_entry")}

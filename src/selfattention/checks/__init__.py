@@ -23,6 +23,7 @@ from .sequences import (
     check_cache_step,
     check_causal_mask,
     check_features,
+    check_numerical_rank,
     check_offset_head,
     check_previous_token,
     check_rope,
@@ -31,7 +32,8 @@ from .sequences import (
 #: Every check, in the order of the chapters.
 CHECKS = (check_softmax, check_one_number_head, check_projections, check_effective_neighbours, check_smooth,
           check_leave_one_out, check_gradient, check_bilateral, check_offset_head, check_rope,
-          check_causal_mask, check_previous_token, check_cache_step, check_features, check_online_block)
+          check_causal_mask, check_previous_token, check_cache_step, check_features, check_numerical_rank,
+          check_online_block)
 
 __all__ = [
     "CHECKS",
@@ -44,6 +46,7 @@ __all__ = [
     "check_features",
     "check_gradient",
     "check_leave_one_out",
+    "check_numerical_rank",
     "check_offset_head",
     "check_one_number_head",
     "check_online_block",

@@ -16,6 +16,7 @@ from ..core import causal_mask, softmax
 from ..decoding import decode_cached
 from ..head import gaussian_head
 from ..induction import previous_token_layer
+from ..low_rank import numerical_rank
 from ..positional import rotate
 from ..random_features import fourier_features
 from ..tokens import residual_stream
@@ -244,3 +245,36 @@ def check_features(function, *, rng=defaults.SEED, time_limit=TIME_LIMIT):
     r"""Check ``function(positions, frequencies)``, the random Fourier features (n, 2D), by their dot products."""
     return judge(FEATURES, function, rng, time_limit)
 
+
+
+def _rank_cases(rng):
+    """Singular values falling as exp(-c k**2), scaled far from 1, and tolerances."""
+    cases = []
+    for n, scale, tolerance in ((40, 1e3, 1e-6), (30, 1e-3, 1e-4), (50, 7.0, 1e-8)):
+        k = np.arange(n)
+        values = scale * np.exp(-rng.uniform(0.02, 0.2) * k**2)  # (n,), largest first
+        cases.append((values, tolerance))
+    return cases
+
+
+RANK = Exercise(
+    name="numerical_rank",
+    cases=_rank_cases,
+    answer=lambda call, values, tol: as_result(call(values.copy(), tol), "numerical_rank", (), "the rank"),
+    reference=lambda values, tol: np.array(float(numerical_rank(values, tol))),
+    faults=lambda values, tol: [
+        ("a scale: compare with tolerance times the largest value.", np.array(float((values > tol).sum()))),
+        ("a sign: count the values above the threshold, not below.",
+         np.array(float((values <= tol * values.max()).sum()))),
+        ("a scale: the threshold is relative to the largest, not the sum.",
+         np.array(float((values > tol * values.sum()).sum()))),
+    ],
+    verified="the count of singular values above tolerance * sigma_1",
+    fallback="the count differs: values above tolerance times the largest.",
+)
+
+
+@documented
+def check_numerical_rank(function, *, rng=defaults.SEED, time_limit=TIME_LIMIT):
+    r"""Check ``function(values, tolerance)``, the numerical rank: how many exceed ``tolerance`` times the largest."""
+    return judge(RANK, function, rng, time_limit)
