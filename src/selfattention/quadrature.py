@@ -78,13 +78,13 @@ def trapezoid_rate(count, positions, temperature) -> float:
     r"""The leading error of the trapezoidal rule on :func:`grid_centres`, relative to the integral.
 
     Over their common centre, two bumps multiply to a Gaussian of variance
-    :math:`\tau / 8`; sampled at spacing ``h``, the Poisson summation
-    formula gives the rule's relative error as a sum whose largest term is
+    :math:`\tau / 8`; sampled at a step ``step``, the Poisson summation
+    formula gives the rule's relative error as a sum whose largest term is at most
 
-    .. math:: 2 \exp\!\big(-2 \pi^2 (\tau / 8) / h^2\big)
+    .. math:: 2 \exp\!\big(-2 \pi^2 (\tau / 8) / \text{step}^2\big)
 
     (Trefethen and Weideman, 2014): the error falls faster than any power
-    of ``h``.
+    of the step.
 
     Parameters
     ----------
@@ -100,9 +100,9 @@ def trapezoid_rate(count, positions, temperature) -> float:
     count = as_count(count, "count", minimum=2)
     centres = grid_centres(2, positions, temperature)
     tau = as_temperature(temperature, "temperature")
-    with np.errstate(all="ignore"):  # h may overflow, or be 0 far from 0
-        h = (centres[1] - centres[0]) / (count - 1)  # the spacing
-        ratio = (tau / 8) / h * (2 * np.pi**2 / h)  # 0 when h overflows
+    with np.errstate(all="ignore"):  # the step may overflow, or be 0 far from 0
+        step = (centres[1] - centres[0]) / (count - 1)  # the spacing
+        ratio = (tau / 8) / step * (2 * np.pi**2 / step)  # 0 when the step overflows
     return float(2.0 * np.exp(-ratio))
 
 

@@ -190,7 +190,7 @@ def _derived_performer_relative_variance():
 
 
 #: The length of the interval the spread centres are drawn from.
-ell = sp.Symbol("ell", positive=True)
+length = sp.Symbol("Lambda", positive=True)
 
 
 def spread_relative_variance():
@@ -198,21 +198,22 @@ def spread_relative_variance():
 
     The centre :math:`\bar p` is uniform on an interval of length
     :math:`\Lambda` that holds both bumps (their tails beyond it neglected);
-    the product of the bumps at ``p_i`` and ``p_j``, times ``ell`` and over
+    the product of the bumps at ``p_i`` and ``p_j``, times :math:`\Lambda` (``length``) and over
     the constant ``sqrt(pi tau) / 2`` of :func:`bump_integral`, has the
     kernel as its mean and
 
     .. math:: \frac{\operatorname{Var}}{\text{mean}^2}
         = \sqrt{\frac{2}{\pi}}\, \frac{\Lambda}{\sqrt\tau} - 1,
 
-    the same for every pair: the number of bump widths in the interval.
+    the same for every pair: :math:`\sqrt{2/\pi}` times the number of
+    lengths :math:`\sqrt\tau` (twice a bump's width) in the interval, less one.
 
     Returns
     -------
     mean : sympy.Expr
         The kernel, a function of ``p_i``, ``p_j`` and ``tau``.
     relative : sympy.Expr
-        A function of ``ell`` and ``tau``.
+        A function of ``length`` (Lambda) and ``tau``.
     """
     return _derived_spread_relative_variance()
 
@@ -221,8 +222,8 @@ def spread_relative_variance():
 def _derived_spread_relative_variance():
     exponent = -2 * (x - centre) ** 2 / tau - 2 * (y - centre) ** 2 / tau  # of one product of two bumps
     constant = sp.simplify(_gaussian_integral(exponent) / sp.exp(-(x - y) ** 2 / tau))  # sqrt(pi tau) / 2
-    mean = sp.simplify(_gaussian_integral(exponent) / constant)  # (ell / c) * integral / ell
-    square = ell / constant**2 * _gaussian_integral(2 * exponent)  # (ell / c)**2 * integral / ell
+    mean = sp.simplify(_gaussian_integral(exponent) / constant)  # (Lambda / c) * integral / Lambda
+    square = length / constant**2 * _gaussian_integral(2 * exponent)  # (Lambda / c)**2 * integral / Lambda
     return mean, sp.simplify(sp.powsimp(square / mean**2) - 1)
 
 

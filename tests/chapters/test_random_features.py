@@ -217,8 +217,8 @@ def test_sympy_derives_the_spread_products_relative_variance_the_same_for_every_
 
     mean, relative = chapter.namespace["kernel_mean"], chapter.namespace["spread_variance"]
     assert sp.simplify(mean - sp.exp(-((spectrum.x - spectrum.y) ** 2) / spectrum.tau)) == 0  # unbiased
-    assert sp.simplify(relative - (sp.sqrt(2 / sp.pi) * spectrum.ell / sp.sqrt(spectrum.tau) - 1)) == 0
-    assert relative.free_symbols == {spectrum.ell, spectrum.tau}  # no p_i, p_j: the same for every pair
+    assert sp.simplify(relative - (sp.sqrt(2 / sp.pi) * spectrum.length / sp.sqrt(spectrum.tau) - 1)) == 0
+    assert relative.free_symbols == {spectrum.length, spectrum.tau}  # no p_i, p_j: the same for every pair
 
 
 def test_the_measured_relative_variance_is_the_derived_one(chapter):

@@ -269,7 +269,7 @@ RANK = Exercise(
         ("a scale: the threshold is relative to the largest, not the sum.",
          np.array(float((values > tol * values.sum()).sum()))),
     ],
-    verified="the count of singular values above tolerance * sigma_1",
+    verified="the count of singular values above tolerance times the largest",
     fallback="the count differs: values above tolerance times the largest.",
 )
 

@@ -124,7 +124,7 @@ def spread_product_variance(positions, temperature, pair, draws, rng=None) -> di
 
     The centre is drawn as :func:`~selfattention.positive_features.spread_centres`
     draws it, uniform on an interval of length :math:`\Lambda`; the product of
-    the bumps at ``p_i`` and ``p_j``, times ``ell`` and over
+    the bumps at ``p_i`` and ``p_j``, times ``Lambda`` and over
     ``sqrt(pi tau) / 2`` (:func:`~selfattention.spectrum.bump_integral`),
     has the kernel as its mean.
 
