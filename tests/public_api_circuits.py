@@ -75,6 +75,49 @@ def circuit_calls() -> list:
         *_learning_calls(),
         *_study_calls(),
         *figure_calls(),
+        *_circuits_view_calls(),
+    ]
+
+
+def _circuits_view_calls() -> list:
+    """Entries of :mod:`selfattention.circuits`, :mod:`selfattention.circuit_paths` and their figure."""
+    from public_api import Call
+
+    from selfattention import circuit_paths, circuits
+    from selfattention.figures import circuits as circuit_figures
+    from selfattention.studies import circuits as sc
+
+    c, t, s = "count", "tokens", "sequence"
+    scores = circuit_paths.ablated_scores(WEIGHTS, SEQS, VOC)
+    return [
+        Call("circuits.qk_circuit", circuits.qk_circuit, {"weights": WEIGHTS, "layer": 1, "vocabulary": VOC,
+             "query": "token", "key": "previous"}, {"weights": s, "layer": c, "vocabulary": c, "query": "string",
+                                                    "key": "string"}),
+        Call("circuits.ov_circuit", circuits.ov_circuit, {"weights": WEIGHTS, "layer": 1, "vocabulary": VOC,
+             "read": "token", "write": "prediction"}, {"weights": s, "layer": c, "vocabulary": c, "read": "string",
+                                                       "write": "string"}),
+        Call("circuits.copying_score", circuits.copying_score, {"matrix": np.eye(3)}, {"matrix": "array"}),
+        Call("circuits.composition_scores", circuits.composition_scores, {"weights": WEIGHTS, "vocabulary": VOC},
+             {"weights": s, "vocabulary": c}),
+        Call("circuits.composition_baseline", circuits.composition_baseline, {"vocabulary": VOC, "d_head": 2,
+             "draws": 2, "rng": 1}, {"vocabulary": c, "d_head": c, "draws": c, "rng": "rng"}),
+        Call("circuit_paths.path_logits", circuit_paths.path_logits, {"weights": WEIGHTS, "sequences": SEQS,
+             "vocabulary": VOC}, {"weights": s, "sequences": t, "vocabulary": c}),
+        Call("circuit_paths.ablated_scores", circuit_paths.ablated_scores, {"weights": WEIGHTS, "sequences": SEQS,
+             "vocabulary": VOC, "ablation": "keys"}, {"weights": s, "sequences": t, "vocabulary": c,
+                                                      "ablation": "string"}),
+        Call("circuit_paths.repeat_accuracy", circuit_paths.repeat_accuracy, {"scores": scores, "sequences": SEQS,
+             "half": 2}, {"scores": "array", "sequences": t, "half": c}),
+        Call("studies.circuits.chapter_fit", sc.chapter_fit, {"steps": 2, "every": 1, "data_rng": 1, "init_rng": 2},
+             {"steps": c, "every": c, "data_rng": "rng", "init_rng": "rng"}, numeric=False),
+        Call("studies.circuits.row_losses", sc.row_losses, {"weights": WEIGHTS, "sequences": SEQS,
+             "vocabulary": VOC, "ablation": "mean"}, {"weights": s, "sequences": t, "vocabulary": c,
+                                                      "ablation": "string"}),
+        Call("studies.circuits.icl_scores", sc.icl_scores, {"checkpoints": FIT.checkpoints, "sequences": SEQS,
+             "vocabulary": VOC, "early": 0, "late": 3}, {"checkpoints": "mapping", "sequences": t,
+                                                         "vocabulary": c, "early": c, "late": c}),
+        Call("figures.circuits.plot_circuits", circuit_figures.plot_circuits, {"circuits": {"a": np.eye(3),
+             "b": -np.eye(3)}}, {"circuits": "mapping"}, numeric=False),
     ]
 
 

@@ -214,7 +214,7 @@ def test_the_book_has_math_to_check_in_every_place():
 #: (what the book must not do, a pattern for it in any math). Each retires a second meaning a
 #: symbol once had, or keeps a symbol from taking one.
 SECOND_MEANINGS = [
-    ("W alone: the attention matrix is A, and W is used for projections only", r"W(?!_\{?(?:Q|K|V|QK|O)\b)"),
+    ("W alone: the attention matrix is A, and W is used for projections only", r"W(?!_\{?(?:Q|K|V|QK|OV|O)\b)"),
     ("A with a projection's subscript: A is the attention matrix", r"A_\{?[QKVqkv]"),
     ("w other than w_q, w_k, w_v (the weights are a_ij)", r"(?<![\\a-zA-Z])w(?!_\{?[qkv]\b)"),
     ("y, the ground truth (f(p_i)) or the noisy sample (s_i) of old", r"(?<![\\a-zA-Z])y(?![a-zA-Z])"),
@@ -564,8 +564,8 @@ def test_the_positions_a_chapter_gives_the_package_lie_where_the_notation_page_s
     """Run the chapter and read every ``positions`` its code passes to the package."""
     with positions_given(stem) as seen:
         run_chapter(stem)
-    # heads-together: the stream's positions are made in the package (tokens.positions, from the count of rows).
-    makes_none = {"introduction", "attention", "heads-together"}
+    # heads-together, circuits: the stream's positions are made in the package (tokens.positions, from the rows).
+    makes_none = {"introduction", "attention", "heads-together", "circuits"}
     assert seen or stem in makes_none, "the chapter passes positions to the package"
     outside = [(cell, float(p.min()), float(p.max())) for cell, p in seen if not allowed(stem, p)]
     assert not outside, f"{stem} places positions beyond the range the notation page gives them: {outside[:5]}"

@@ -42,6 +42,7 @@ FIGURE_PREFIXES = {
     "many-heads": "mh",
     "positions-and-masks": "pos",
     "heads-together": "heads",
+    "circuits": "circuits",
     "attention-cost": "cost",
     "linear-memory": "linear-memory",
     "random-features": "random-features",
