@@ -25,7 +25,16 @@ it equals them. Joining them:
 * the theme's Font Awesome glyph rules go (:data:`GLYPH_RULE`, 1,883
   ``.fa-NAME:before{content:...}`` rules, 72 KB): the pages have no
   element that they would style, since :mod:`.icons` writes every icon as
-  inline SVG (``test_page_budgets`` checks that no page has one).
+  inline SVG (``test_page_budgets`` checks that no page has one);
+* a selector goes when it asks for a class that nothing in the site could
+  set (:func:`used_only`): no page (``.html``) and no script (``.js``)
+  names it, or a prefix of it that ends in ``-`` (a script that writes
+  ``ae-key-${key}``), and a rule goes with its last selector. A class
+  inside ``:not()``, ``:is()``, ``:has()`` or an attribute selector does
+  not count (``:not(.x)`` matches more without ``.x``). The theme's
+  stylesheet holds Bootstrap's utilities and components, most of which
+  no page uses: the joined file fell from 74 to 36 KB gzipped, which
+  every page loads before it paints.
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ import posixpath
 import re
 from pathlib import Path
 
+import tinycss2
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
@@ -51,6 +61,15 @@ CHARSET = re.compile(r'@charset\s+"[^"]*"\s*;\s*')
 SOURCE_MAP = re.compile(r'/\*# sourceMappingURL=[^*]*\*/\s*')
 IMPORT = re.compile(r'@import\b')
 PREFIX = "stylesheets-"
+#: A class a selector asks for, and a word of a page or a script (a class it could set, or the prefix of one).
+CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+WORD = re.compile(r"[_a-zA-Z][\w-]*")
+#: A prefix a script completes into a class name: ``ae-key-${key}`` in a template, ``"ae-key-" + key``.
+#: Found from the end: the dash and what completes it, then the prefix before it (scanning from a dash is fast).
+COMPLETED = re.compile(r"""-(?:\$\{|["']\s*\+)""")
+CLASS_PREFIX = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*-$")
+#: At-rules that hold rules, whose rules are kept or dropped as the top level's are.
+GROUPING = frozenset({"media", "supports", "layer", "container"})
 
 
 def bundle_name(paths: list[str]) -> str:
@@ -68,12 +87,76 @@ def rebased(css: str, path: str) -> str:
     return URL.sub(rebase, css)
 
 
+def site_words(outdir: Path) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The words of every page and script of the site at ``outdir``, and those that are a class's prefix."""
+    words, prefixes = set(), set()
+    for path in [*outdir.rglob("*.html"), *outdir.rglob("*.js")]:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        words.update(WORD.findall(text))
+        prefixes.update(found[0] for end in COMPLETED.finditer(text)
+                        if (found := CLASS_PREFIX.search(text, max(0, end.start() - 80), end.start() + 1)))
+    return frozenset(words), tuple(sorted(prefixes))
+
+
+def top_level(selector: str) -> str:
+    """``selector`` without what is inside its brackets: the arguments of ``:not()``... and attribute selectors."""
+    kept, depth = [], 0
+    for char in selector:
+        depth += char in "(["
+        if depth == 0:
+            kept.append(char)
+        depth -= char in ")]"
+    return "".join(kept)
+
+
+def selector_list(prelude: str) -> list[str]:
+    """A rule's selectors: its prelude split at the commas outside brackets."""
+    selectors, depth, start = [], 0, 0
+    for k, char in enumerate(prelude):
+        depth += (char in "([") - (char in ")]")
+        if char == "," and depth == 0:
+            selectors.append(prelude[start:k])
+            start = k + 1
+    return [*selectors, prelude[start:]]
+
+
+def used_only(css: str, words: tuple[frozenset[str], tuple[str, ...]]) -> str:
+    """``css`` without the selectors that ask for a class no page or script names (see the module's docstring)."""
+    names, prefixes = words
+
+    def can_match(selector: str) -> bool:
+        return all(name in names or name.startswith(prefixes) for name in CLASS.findall(top_level(selector)))
+
+    def kept(rules: list) -> list:
+        found = []
+        for rule in rules:
+            if rule.type == "qualified-rule":
+                selectors = selector_list(tinycss2.serialize(rule.prelude))
+                matching = [selector for selector in selectors if can_match(selector)]
+                if not matching:
+                    continue
+                if len(matching) < len(selectors):
+                    rule.prelude = tinycss2.parse_component_value_list(",".join(matching))
+            elif rule.type == "at-rule" and rule.lower_at_keyword in GROUPING and rule.content is not None:
+                inner = kept(tinycss2.parse_rule_list(rule.content))
+                if not any(r.type in ("qualified-rule", "at-rule") for r in inner):
+                    continue
+                rule.content = inner
+            found.append(rule)
+        return found
+
+    return tinycss2.serialize(kept(tinycss2.parse_stylesheet(css)))
+
+
 #: The start of a joined file: the files it joins.
 HEADER = re.compile(r'@charset "UTF-8";\n/\* lean_pages joins: ([^*]*) \*/\n')
 
 
-def joined(static: Path, paths: list[str]) -> str:
-    """The stylesheets ``paths`` (relative to ``static``), in their order, as one stylesheet."""
+def joined(static: Path, paths: list[str], words: tuple[frozenset[str], tuple[str, ...]] | None = None) -> str:
+    """The stylesheets ``paths`` (relative to ``static``), in their order, as one stylesheet.
+
+    With ``words`` (:func:`site_words`), each keeps only the selectors that can match (:func:`used_only`).
+    """
     parts = [f'@charset "UTF-8";\n/* lean_pages joins: {" ".join(paths)} */\n']
     for path in paths:
         source = static / path
@@ -83,7 +166,10 @@ def joined(static: Path, paths: list[str]) -> str:
         if IMPORT.search(re.sub(r"/\*.*?\*/", "", css, flags=re.S)):
             raise ExtensionError(f"lean_pages: {path} has an @import, which only the top of a stylesheet may "
                                  "hold: it cannot be joined with the others (link it from a template instead)")
-        parts.append(f"/* ---- {path} ---- */\n{GLYPH_RULE.sub('', rebased(css, path)).strip()}\n")
+        css = GLYPH_RULE.sub("", rebased(css, path))
+        if words is not None:
+            css = used_only(css, words)
+        parts.append(f"/* ---- {path} ---- */\n{css.strip()}\n")
     return "\n".join(parts)
 
 
@@ -140,5 +226,6 @@ class Bundler:
                                      "joins (damaged?), and pages this build did not write may link it: "
                                      "`make clean build` writes every page and it anew")
             bundles[other.name] = listed[1].split()
+        words = site_words(Path(app.outdir))
         for name, paths in sorted(bundles.items()):
-            (static / name).write_text(joined(static, paths), encoding="utf-8")
+            (static / name).write_text(joined(static, paths, words), encoding="utf-8")

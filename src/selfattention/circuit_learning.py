@@ -191,17 +191,28 @@ def _layer_backward(d_added, layer, cache):
     """From dL/d(what the layer added) to its gradients and dL/dX through its head."""
     W_Q, W_K, W_V, W_O = layer
     flat, Q, K, V, A, AV = cache
-    count, rows, d = d_added.shape  # rows = N + 1, the start marker too
+    # rows: N + 1, the start marker too
+    count, rows, d = d_added.shape
     d_added = d_added.reshape(count * rows, d)
-    dW_O = AV.reshape(count * rows, -1).T @ d_added  # (d_v, d_model)
-    d_AV = (d_added @ W_O.T).reshape(count, rows, -1)  # (count, N + 1, d_v)
-    dA = d_AV @ V.transpose(0, 2, 1)  # (count, N + 1, N + 1)
-    dV = A.transpose(0, 2, 1) @ d_AV  # (count, N + 1, d_v)
-    dE = A * (dA - (A * dA).sum(axis=-1, keepdims=True))  # the softmax's
-    dQ, dK = dE @ K, dE.transpose(0, 2, 1) @ Q  # (count, N + 1, d_k) each
-    dQ, dK, dV = (m.reshape(count * rows, -1) for m in (dQ, dK, dV))
-    grads = (flat.T @ dQ, flat.T @ dK, flat.T @ dV, dW_O)
-    dX = dQ @ W_Q.T + dK @ W_K.T + dV @ W_V.T  # (count (N + 1), d_model)
+    AV_rows = AV.reshape(count * rows, -1)
+    dW_O = AV_rows.T @ d_added  # (d_v, d_model)
+    d_AV = d_added @ W_O.T
+    d_AV = d_AV.reshape(count, rows, -1)
+    # (count, N + 1, N + 1)
+    dA = d_AV @ V.transpose(0, 2, 1)
+    # (count, N + 1, d_v)
+    dV = A.transpose(0, 2, 1) @ d_AV
+    # the softmax's
+    sums = (A * dA).sum(axis=-1, keepdims=True)
+    dE = A * (dA - sums)
+    # (count, N + 1, d_k) each
+    dQ, dK = dE @ K, dE.transpose(0, 2, 1) @ Q
+    dQ, dK, dV = (m.reshape(count * rows, -1)
+                  for m in (dQ, dK, dV))
+    grads = (flat.T @ dQ, flat.T @ dK,
+             flat.T @ dV, dW_O)
+    # (count (N + 1), d_model)
+    dX = dQ @ W_Q.T + dK @ W_K.T + dV @ W_V.T
     return grads, dX.reshape(count, rows, d)
 
 

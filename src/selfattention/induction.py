@@ -85,7 +85,9 @@ def _placed(rows: slice, block, d_model: int) -> np.ndarray:
     return W
 
 
-def previous_token_layer(vocabulary, n_positions, margin=MARGIN) -> Layer:
+def previous_token_layer(
+    vocabulary, n_positions, margin=MARGIN
+) -> Layer:
     r"""Layer 1: the offset head one token back, writing the symbol it finds.
 
     Its scores are :math:`-(p_i + \delta - p_j)^2` with
@@ -107,17 +109,27 @@ def previous_token_layer(vocabulary, n_positions, margin=MARGIN) -> Layer:
     Layer
     """
     stream = Stream(vocabulary)
-    step = 1.0 / (as_count(n_positions, "n_positions", minimum=2) - 1)
+    n = as_count(n_positions, "n_positions",
+                 minimum=2)
+    step = 1.0 / (n - 1)
     tau = _temperature(step**2, margin)
-    W_Q, W_K, _ = gaussian_head_weights(offset=-step)  # (4, 3): [s, p, p^2, 1]
-    d, eye = stream.d_model, np.eye(stream.vocabulary)
-    head = Head(_placed(stream.position, W_Q[1:], d),
-                _placed(stream.position, W_K[1:], d),
-                _placed(stream.token, eye, d), tau)  # values: the symbol
-    return Layer(head, _placed(stream.previous, eye, d).T)
+    # (4, 3) each, rows [s, p, p^2, 1]
+    W_Q, W_K, _ = gaussian_head_weights(
+        offset=-step)
+    d = stream.d_model
+    eye = np.eye(stream.vocabulary)
+    pos, tok = stream.position, stream.token
+    head = Head(_placed(pos, W_Q[1:], d),
+                _placed(pos, W_K[1:], d),
+                _placed(tok, eye, d),  # values
+                tau)
+    W_O = _placed(stream.previous, eye, d).T
+    return Layer(head, W_O)
 
 
-def induction_layer(vocabulary, margin=MARGIN) -> Layer:
+def induction_layer(
+    vocabulary, margin=MARGIN
+) -> Layer:
     r"""Layer 2: the head that finds where the current symbol came before.
 
     .. math:: q_i = o_i, \qquad k_j = o_{j-1}, \qquad
@@ -138,12 +150,17 @@ def induction_layer(vocabulary, margin=MARGIN) -> Layer:
     Layer
     """
     stream = Stream(vocabulary)
-    d, eye = stream.d_model, np.eye(stream.vocabulary)
+    d = stream.d_model
+    eye = np.eye(stream.vocabulary)
     tau = _temperature(1.0, margin)
-    head = Head(_placed(stream.token, eye, d),  # query: the symbol o_i
-                _placed(stream.previous, eye, d),  # key: what layer 1 wrote
-                _placed(stream.token, eye, d), tau)  # value: the symbol o_j
-    return Layer(head, _placed(stream.prediction, eye, d).T)
+    tok, prev = stream.token, stream.previous
+    # query: the symbol o_i; key: what layer 1
+    # wrote, o_{j-1}; value: the symbol o_j
+    head = Head(_placed(tok, eye, d),
+                _placed(prev, eye, d),
+                _placed(tok, eye, d), tau)
+    W_O = _placed(stream.prediction, eye, d).T
+    return Layer(head, W_O)
 
 
 def _temperature(gap: float, margin) -> float:

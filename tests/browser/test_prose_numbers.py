@@ -1,16 +1,28 @@
-"""No number in the prose of the built pages is in Python's e-notation ("6.4e-06"): it reads 6.4 × 10⁻⁶.
+"""Numbers in the prose read as numbers: never in Python's e-notation ("6.4e-06"), never bold for being glued.
+
+No number in the prose of the built pages is in Python's e-notation: it reads 6.4 × 10⁻⁶.
 
 Chapters glue numbers and format them in the prose (``{glue:text}`name:.1e```);
 ``_ext/katex_math`` typesets each glued number that comes out in e-notation as
 a power of ten. This scans the text of every page of the book as the reader
 reads it, code, outputs and formulas aside (where ``1e-6`` is Python, or a
 formula's own digits), for a number in e-notation.
+
+And a glued number is set in the weight of the text around it: myst-nb's
+stylesheet makes every glued text bold, and chapter 12's paragraph on
+training showed over twenty bold numbers; bold is for what the source
+bolds (``**...**``). The test reads the computed weights in chapter 12,
+light and dark, at a phone's and a desktop's width.
 """
 
 from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+
+import pytest
+
+from tools import chromium
 
 #: A number in e-notation, not inside a longer word ("x1e5", a hash).
 E_NOTATION = re.compile(r"(?<![\w.])[-\u2212]?\d+(?:\.\d+)?[eE][-+\u2212]?\d+(?!\w)")
@@ -63,3 +75,24 @@ def test_no_page_has_a_number_in_e_notation_in_its_prose(site_dir):
     assert len(pages) >= 14
     found = {page.name: hits for page in pages if (hits := e_notation(page.read_text(encoding="utf-8")))}
     assert found == {}, "\n".join(f"{name}: {hits}" for name, hits in found.items())
+
+
+#: (weight of the glued text, weight of the element around it, the text) of every glued text in the article.
+GLUED_WEIGHTS = """() => [...document.querySelectorAll('article span.pasted-text')].map(span => [
+  getComputedStyle(span).fontWeight, getComputedStyle(span.parentElement).fontWeight, span.textContent.trim()])"""
+VIEWS = {"phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+         "desktop": {"viewport": {"width": 1440, "height": 900}}}
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("view", VIEWS)
+def test_a_glued_number_has_the_weight_of_its_text(browser, site_url, view, scheme):
+    page = chromium.open_page(browser, {site_url}, **VIEWS[view], color_scheme=scheme)
+    try:
+        page.goto(f"{site_url}/book/heads-together.html", wait_until="load")
+        found = page.evaluate(GLUED_WEIGHTS)
+    finally:
+        page.context.close()
+    assert len(found) > 100, "the test saw no glued text"
+    bolder = [f"{text!r}: weight {own} in text of weight {around}" for own, around, text in found if own != around]
+    assert bolder == [], f"{len(bolder)} glued texts bolder or lighter than their text:\n" + "\n".join(bolder[:20])

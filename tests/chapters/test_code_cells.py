@@ -10,6 +10,10 @@ MyST sources:
   expand (any cell but ``remove-cell`` and ``remove-input`` ones) is at most
   :data:`MAX_LINE` characters, and so is every line of a ``literalinclude``,
   as Sphinx includes it (read here by Sphinx's own reader).
+* **On a phone, too** (chapter 12 so far): a budget of lines over
+  :data:`PHONE_LINE` characters, the width a 390-px phone shows whole, in the
+  code a reader sees or can expand and in its listings, that fails when they
+  grow back.
 * **A listing shows code.** A listing of the package is whole Python with no
   docstring (the docstring's Sphinx markup, ``.. math::`` or ``:func:``, is
   for the API, not the page): the function with its body (the
@@ -37,6 +41,11 @@ from tools import toc
 
 #: The longest line a code box shows whole at 1440 px (and on an A4 page): PEP 8's 79.
 MAX_LINE = 79
+#: The longest line a code box shows whole on a 390-px phone (about 48 characters at the code size).
+PHONE_LINE = 48
+#: Lines over :data:`PHONE_LINE` a page may still show (cells the reader sees or can expand, and listings). Chapter
+#: 12 showed 128 in its 21 code blocks (issue 40, item 13), all of them now broken over lines or shortened.
+PHONE_BUDGET = {"heads-together": 0}
 #: Cells the page leaves out (their code is not shown; live, only those before the first shown cell run first).
 REMOVED = frozenset({"remove-cell"})
 #: Cells whose code the page does not show (their output is shown).
@@ -225,3 +234,24 @@ def test_live_code_runs_the_page_without_its_removed_cells(stem):
         for name in bound:
             removed_only.pop(name, None)
     assert not found, "\n".join(found)
+
+
+def phone_wide_lines(stem: str) -> list[str]:
+    """Every line over :data:`PHONE_LINE` characters a page shows in its code: cells and listings."""
+    found = []
+    for cell in code_cell_blocks(stem):
+        if not cell.tags & CODE_NOT_SHOWN:
+            found += [f"{where(stem, cell, k)}: {len(line)} characters: {line.strip()[:50]!r}"
+                      for k, line in enumerate(cell.code.splitlines(), start=1) if len(line) > PHONE_LINE]
+    for line, path, options in listings(stem):
+        found += [f"book/{stem}.md:{line}: the listing of {path.name}: {len(text)} characters: "
+                  f"{text.strip()[:50]!r}" for text in shown(path, options).splitlines()
+                  if len(text.expandtabs(options.get("tab-width", 8))) > PHONE_LINE]
+    return found
+
+
+@pytest.mark.parametrize("stem", sorted(PHONE_BUDGET))
+def test_a_phone_shows_the_code_lines_whole_within_the_pages_budget(stem):
+    found = phone_wide_lines(stem)
+    assert len(found) <= PHONE_BUDGET[stem], (
+        f"{len(found)} lines over {PHONE_LINE} characters (budget {PHONE_BUDGET[stem]}):\n" + "\n".join(found))
