@@ -11,9 +11,11 @@ direct, through layer 1 alone, through layer 2 alone, and through layer 1
 then layer 2 (a "virtual head"). What layer 1 does to layer 2's *attention*
 is in :math:`A^{[2]}`, which the split holds fixed; :func:`ablated_scores`
 measures it by running layer 2 again with layer 1's output removed
-(``"zero"``), replaced by its mean over the sequences (``"mean"``), or
-hidden from layer 2's keys only (``"keys"``) or from its queries and values
-only (``"queries-values"``).
+(``"zero"``), replaced by its mean over the sequences (``"mean"``), hidden
+from layer 2's keys only (``"keys"``), replaced by its mean for the keys
+only (``"keys-mean"``) or hidden from its queries and values only
+(``"queries-values"``). :func:`output_shares` tells where in the stream
+layer 1 writes.
 """
 
 from __future__ import annotations
@@ -21,12 +23,14 @@ from __future__ import annotations
 import numpy as np
 
 from . import memory
-from ._validation import as_array, as_choice, as_count, as_token_ids, finite_result
+from ._validation import as_array, as_choice, as_count, as_token_ids, finite_result, power_of_two
 from .circuit_learning import BYTES_PER_ENTRY, as_circuit
 from .tokens import Stream, residual_stream
 
 #: What :func:`ablated_scores` does to the first layer's output.
-ABLATIONS = ("none", "zero", "mean", "keys", "queries-values")
+ABLATIONS = ("none", "zero", "mean", "keys", "keys-mean", "queries-values")
+#: The stream's subspaces (:class:`~selfattention.tokens.Stream`), which :func:`output_shares` splits.
+SUBSPACES = ("token", "position", "previous", "prediction")
 #: The paths of :func:`path_logits`, in order.
 PATHS = ("direct", "layer 1", "layer 2", "layer 1 then 2")
 
@@ -87,14 +91,16 @@ def ablated_scores(weights, sequences, vocabulary, ablation="none") -> np.ndarra
 
     ``"zero"`` leaves layer 1's output out of the stream; ``"mean"``
     replaces it, row by row, by its mean over the sequences; ``"keys"``
-    hides it from layer 2's keys only, ``"queries-values"`` from layer 2's
-    queries and values only (it stays in the stream either way).
+    hides it from layer 2's keys only, ``"keys-mean"`` gives layer 2's keys
+    its mean instead (row by row, over the sequences), and
+    ``"queries-values"`` hides it from layer 2's queries and values only (it
+    stays in the stream in these three).
 
     Parameters
     ----------
     weights, sequences, vocabulary
         As in :func:`path_logits`.
-    ablation : {"none", "zero", "mean", "keys", "queries-values"}
+    ablation : {"none", "zero", "mean", "keys", "keys-mean", "queries-values"}
 
     Returns
     -------
@@ -107,10 +113,41 @@ def ablated_scores(weights, sequences, vocabulary, ablation="none") -> np.ndarra
         if how in ("zero", "mean"):
             first = np.zeros_like(first) + (first.mean(axis=0) if how == "mean" else 0.0)
         X1 = X + first
-        q, k = (X, X1) if how == "queries-values" else (X1, X if how == "keys" else X1)
+        k = {"keys": X, "keys-mean": X + first.mean(axis=0)}.get(how, X1)  # what layer 2's keys read
+        q, k = (X, X1) if how == "queries-values" else (X1, k)
         X2 = X1 + _attention(q, k, Q2, K2) @ q @ V2 @ O2  # values read as the queries do
         scores = X2[..., Stream(vocabulary).prediction]
     return finite_result(scores, "weights: the ablated circuit's scores overflow the double range")
+
+
+def output_shares(weights, sequences, vocabulary) -> dict[str, float]:
+    r"""Where the first layer writes: the share of its output's squared norm in each of the stream's subspaces.
+
+    With :math:`Y = A^{[1]} X W_{OV}^{[1]}` the first layer's output over
+    all the sequences' rows, the share of a subspace :math:`S` (its columns)
+    is :math:`\sum Y_{\cdot S}^2 / \sum Y^2`; the shares of
+    :data:`SUBSPACES` sum to 1.
+
+    Parameters
+    ----------
+    weights, sequences, vocabulary
+        As in :func:`path_logits`.
+
+    Returns
+    -------
+    dict of str -> float
+        Keyed by :data:`SUBSPACES`.
+    """
+    ((Q1, K1, V1, O1), _), X, _ = _inputs(weights, sequences, vocabulary)
+    stream = Stream(vocabulary)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        Y = _attention(X, X, Q1, K1) @ X @ V1 @ O1  # (count, N, d_model)
+        Y = Y / power_of_two(np.abs(Y).max())  # exact; no square overflows
+        squares = {name: float((Y[..., getattr(stream, name)] ** 2).sum()) for name in SUBSPACES}
+    total = finite_result(sum(squares.values()), "weights: layer 1's output overflows the double range")
+    if total == 0:
+        raise ValueError("weights: the first layer writes nothing, so its output has no shares")
+    return {name: square / total for name, square in squares.items()}
 
 
 def repeat_accuracy(scores, sequences, half) -> float:

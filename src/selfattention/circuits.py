@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import memory
-from ._validation import as_array, as_choice, as_count, as_rng, finite_result
+from ._validation import as_array, as_choice, as_count, as_rng, finite_result, power_of_two
 from .circuit_learning import as_circuit
 from .tokens import Stream
 
@@ -119,6 +119,35 @@ def copying_score(matrix) -> float:
     if total == 0:
         raise ValueError("matrix must have a nonzero eigenvalue: its copying score is undefined")
     return float(eigenvalues.sum().real / total)
+
+
+def diagonal_summary(matrix) -> dict[str, float]:
+    r"""How much a square circuit's diagonal stands out: its mean, the other entries' and the rows it tops.
+
+    A circuit that copies (or matches) each symbol with itself has a
+    diagonal above the other entries of its row; one that writes no copy has
+    a diagonal no larger than the rest.
+
+    Parameters
+    ----------
+    matrix : array_like, shape (d, d)
+        ``d >= 2``, so that each row has entries off the diagonal.
+
+    Returns
+    -------
+    dict
+        ``"diagonal"``: the mean of the diagonal entries; ``"off"`` and
+        ``"off_abs"``: the mean of the other entries and of their absolute
+        values; ``"argmax"``: how many rows are largest on the diagonal (an
+        int).
+    """
+    M = as_array(matrix, "matrix", ndim=2)
+    if M.shape[0] != M.shape[1] or M.shape[0] < 2:
+        raise ValueError(f"matrix must be square, at least 2 x 2, got shape {M.shape}")
+    d, scale = M.shape[0], power_of_two(np.abs(M).max())  # dividing by a power of two is exact
+    off = M[~np.eye(d, dtype=bool)] / scale  # (d (d - 1),): scaled, so no mean overflows
+    return {"diagonal": float(scale * (np.diag(M) / scale).mean()), "off": float(scale * off.mean()),
+            "off_abs": float(scale * np.abs(off).mean()), "argmax": int((M.argmax(axis=1) == np.arange(d)).sum())}
 
 
 def composition_scores(weights, vocabulary) -> dict[str, float]:

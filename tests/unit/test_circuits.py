@@ -78,6 +78,44 @@ def test_a_mean_ablation_keeps_the_layer_s_mean_output():
                        rtol=0, atol=1e-12)  # the mean of one sequence is itself
 
 
+def test_the_diagonal_summary_of_a_known_matrix():
+    M = np.array([[3.0, -1.0, 0.0], [2.0, 1.0, 5.0], [0.0, 0.0, 4.0]])
+    summary = circuits.diagonal_summary(M)
+    assert summary["diagonal"] == pytest.approx(8 / 3, rel=1e-15)  # one rounding of a sum of small integers
+    assert summary["off"] == 1.0 and summary["off_abs"] == pytest.approx(8 / 6, rel=1e-15)
+    assert summary["argmax"] == 2  # rows 0 and 2; row 1 is largest off it
+    assert circuits.diagonal_summary(circuits.ov_circuit(HAND, 1, V)) == {"diagonal": 1.0, "off": 0.0,
+                                                                          "off_abs": 0.0, "argmax": V}
+    huge = circuits.diagonal_summary(np.full((2, 2), 1e308))
+    assert huge["diagonal"] == huge["off_abs"] == 1e308  # the means do not overflow
+
+
+def test_the_hand_built_first_layer_writes_only_into_the_previous_subspace():
+    shares = paths.output_shares(HAND, SEQS, V)
+    assert list(shares) == list(paths.SUBSPACES)
+    assert shares["previous"] == 1.0 and shares["token"] == shares["position"] == shares["prediction"] == 0.0
+
+
+def test_the_output_shares_split_the_first_layer_s_output():
+    W = _random_circuit(6)
+    shares = paths.output_shares(W, SEQS, V)
+    A1 = cl.circuit_forward(W, SEQS, V)[1][0]  # (count, N, N): the first layer's weights, computed apart
+    Y = A1 @ tokens.residual_stream(SEQS, V) @ W[0][2] @ W[0][3]  # (count, N, d_model)
+    stream = tokens.Stream(V)
+    for name in paths.SUBSPACES:  # sums of squares of the same products, regrouped
+        assert shares[name] == pytest.approx((Y[..., getattr(stream, name)] ** 2).sum() / (Y**2).sum(), rel=1e-9)
+
+
+def test_the_keys_given_the_first_layer_s_mean():
+    W = _random_circuit(7)
+    one = SEQS[:1]
+    assert np.allclose(paths.ablated_scores(W, one, V, "keys-mean"), paths.ablated_scores(W, one, V, "none"),
+                       rtol=0, atol=1e-12)  # the mean of one sequence is itself
+    mean, zero, mean_all, full = (paths.ablated_scores(W, SEQS, V, how)
+                                  for how in ("keys-mean", "keys", "mean", "none"))
+    assert not np.allclose(mean, zero) and not np.allclose(mean, full) and not np.allclose(mean, mean_all)
+
+
 def test_bad_input_is_refused_by_name():
     with pytest.raises(ValueError, match="ablation"):
         paths.ablated_scores(HAND, SEQS, V, "half")
@@ -87,5 +125,9 @@ def test_bad_input_is_refused_by_name():
         circuits.composition_scores(HAND[:1], V)
     with pytest.raises(ValueError, match="matrix"):
         circuits.copying_score(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="matrix"):
+        circuits.diagonal_summary(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="weights"):
+        paths.output_shares([tuple(0.0 * w for w in layer) for layer in HAND], SEQS, V)
     with pytest.raises(ValueError, match="scores"):
         paths.repeat_accuracy(np.zeros((50, 3, V)), SEQS, HALF)
