@@ -72,6 +72,7 @@ def test_k_composition_stands_above_the_random_baseline_and_q_and_v_near_it(chap
     assert 1.8 < g["circ-comp-learned-K"] / g["circ-comp-random-K"] < 2  # "nearly twice"
     for kind in "QV":  # "within a fifth of it"
         assert abs(g[f"circ-comp-learned-{kind}"] / g[f"circ-comp-random-{kind}"] - 1) < 0.2
+    assert g["circ-comp-learned-V"] > g["circ-comp-random-V"]  # "V-composition a little above"
 
 
 def test_the_path_shares(chapter):
