@@ -179,7 +179,8 @@ def frequency_moments(signal, positions, temperature) -> dict:
 
     with :math:`\kappa_h(u) = \exp(-u^2/\tau)` (:math:`h = \sqrt{\tau/2}`); summed against
     :math:`s_j s_l`, :math:`s_j` and 1 it gives :math:`\operatorname{Var} \text{num}_i`,
-    :math:`\operatorname{Cov}(\text{num}_i, \text{den}_i)` and :math:`\operatorname{Var} \text{den}_i`. Time grows as ``n**3``.
+    :math:`\operatorname{Cov}(\text{num}_i, \text{den}_i)` and :math:`\operatorname{Var} \text{den}_i`.
+    Time grows as ``n**3``.
 
     Parameters
     ----------
