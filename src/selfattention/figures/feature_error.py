@@ -34,8 +34,8 @@ def plot_uniform_errors(counts, measured, bound):
     ax = fig.add_subplot()
     low, mid, high = np.percentile(m, [25, 50, 75], axis=0)  # (k,) each
     ax.fill_between(D, low, high, color=COLORS["noisy"], alpha=0.2, lw=0)
-    ax.loglog(D, mid, "o-", color=COLORS["noisy"], label="largest error, measured")
-    ax.loglog(D, b, "s--", color=COLORS["accent"], label="bound, at chance one half")
+    ax.loglog(D, mid, "o-", color=COLORS["noisy"], label="measured")
+    ax.loglog(D, b, "s--", color=COLORS["accent"], label="bound, chance one half")
     ax.loglog(D, mid[0] * np.sqrt(D[0] / D), ":", color=COLORS["muted"], label=r"$D^{-1/2}$")
     _log_ticks(ax)
     ax.set_xlabel("frequencies, $D$")
@@ -72,6 +72,6 @@ def plot_ratio_spread(positions, counts, predicted, measured):
         ax.semilogy(p, row_p, "-", color=COLORS["output"], label="delta method")
         ax.set_xlabel("position $p_i$")
         ax.set_title(f"$D = {count:.0f}$")
-    axes[0].set_ylabel("standard deviation of output")
+    axes[0].set_ylabel("output's standard deviation")
     shared_legend(fig, axes[:1], ncols=2)
     return fig
