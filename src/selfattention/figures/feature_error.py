@@ -70,6 +70,7 @@ def plot_ratio_spread(positions, counts, predicted, measured):
     for ax, count, row_p, row_m in zip(axes, D, pred, meas, strict=True):
         ax.semilogy(p, row_m, "o", ms=3, color=COLORS["noisy"], label="measured over draws")
         ax.semilogy(p, row_p, "-", color=COLORS["output"], label="delta method")
+        ax.set_xticks(np.linspace(p.min(), p.max(), 3))  # three ticks: the panels' labels do not meet
         ax.set_xlabel("position $p_i$")
         ax.set_title(f"$D = {count:.0f}$")
     axes[0].set_ylabel("output's standard deviation")
