@@ -2,12 +2,21 @@ r"""How far the cosine head's random features stray: at the worst pair, and in t
 
 The features :math:`\psi` of :func:`~selfattention.random_features.fourier_features`, ``D`` frequencies
 drawn from :math:`\mathcal N(0, 2/\tau)`, estimate the kernel at every pair. Rahimi and Recht (2007,
-Claim 1) bound the chance that the largest error over all pairs of a set of diameter
-:math:`\operatorname{diam}` in ``d_k`` dimensions reaches a tolerance :math:`\text{tol}`:
+their Claim 1) give a bound of this form on the chance that the largest error over all pairs of a set of
+points in ``d_k`` dimensions whose two farthest points lie :math:`\operatorname{diam}` apart reaches a
+tolerance :math:`\text{tol}`:
 
 .. math:: \mathbb{P}\big(\text{err}_\infty \ge \text{tol}\big) \le 2^8\,
     \frac{\mathbb{E} \lVert \omega \rVert^2\, \operatorname{diam}^2}{\text{tol}^2}
     \exp\Big(-\frac{D\, \text{tol}^2}{4 (d_k + 2)}\Big)
+
+It applies to these features: with a cosine and a sine for each frequency, the estimate
+:math:`\psi(p) \cdot \psi(p') = \frac1D \sum_r \cos(\omega_r \cdot (p - p'))` depends on
+:math:`p - p'` alone, each term in :math:`[-1, 1]`. A proof covers the differences with small balls, applies
+Hoeffding's inequality at their centres and Markov's to the slope of the error between them, and chooses
+the radius to balance the two; when :math:`\sqrt{\mathbb{E} \lVert \omega \rVert^2}\, \operatorname{diam}
+\ge \text{tol}`, what remains is at most the right-hand side above. (Random-phase features'
+estimate depends on :math:`p + p'` as well.)
 
 :func:`uniform_bound` solves it for the tolerance at a given chance, :func:`uniform_bound_count` for
 ``D`` at a given tolerance; :func:`sup_error` measures
@@ -44,14 +53,14 @@ from ._validation import (
 )
 from .random_features import fourier_features
 
-#: The constant of Rahimi and Recht's Claim 1, :math:`2^8`.
+#: The constant of the uniform bound (the form of Rahimi and Recht's Claim 1), :math:`2^8`.
 CLAIM_CONSTANT = 2.0**8
 
 
 def uniform_bound(failure, count, dims, second_moment, diameter) -> float:
-    r"""The tolerance that Rahimi and Recht's Claim 1 guarantees at a chance of failure.
+    r"""The tolerance that the uniform bound (the form of Rahimi and Recht's Claim 1) gives at a chance of failure.
 
-    The :math:`\text{tol}` at which the claim's right-hand side equals ``failure``:
+    The :math:`\text{tol}` at which the bound's right-hand side equals ``failure``:
 
     .. math:: 2^8\, \frac{\mathbb{E} \lVert \omega \rVert^2\, \operatorname{diam}^2}{\text{tol}^2}
         \exp\Big(-\frac{D\, \text{tol}^2}{4 (d_k + 2)}\Big) = \text{failure}
@@ -60,9 +69,9 @@ def uniform_bound(failure, count, dims, second_moment, diameter) -> float:
     ``L = log(2**8 second_moment diameter**2 a / failure)``, solved by Newton's method in ``log x``
     (convex and increasing there, so the steps converge from any start). The left-hand side falls
     as the tolerance grows: at most ``failure`` of the draws of ``D`` frequencies have a largest
-    error at or above the result. The claim's proof takes
-    :math:`\sqrt{\mathbb{E} \lVert \omega \rVert^2}\, \operatorname{diam} \ge \text{tol}`; it is
-    up to the caller to check that.
+    error at or above the result. The bound holds in this form when
+    :math:`\sqrt{\mathbb{E} \lVert \omega \rVert^2}\, \operatorname{diam} \ge \text{tol}`; it is up
+    to the caller to check that.
 
     Parameters
     ----------
@@ -100,9 +109,9 @@ def uniform_bound(failure, count, dims, second_moment, diameter) -> float:
 
 
 def uniform_bound_count(tolerance, failure, dims, second_moment, diameter) -> float:
-    r"""The ``D`` at which Rahimi and Recht's Claim 1 guarantees a tolerance at a chance of failure.
+    r"""The ``D`` at which the uniform bound (the form of Rahimi and Recht's Claim 1) gives a tolerance.
 
-    The claim's right-hand side is at most ``failure`` from
+    The bound's right-hand side is at most ``failure`` from
 
     .. math:: D = \frac{4 (d_k + 2)}{\text{tol}^2} \log\Big(2^8\, \frac{\mathbb{E} \lVert \omega \rVert^2\,
         \operatorname{diam}^2}{\text{tol}^2\, \text{failure}}\Big)

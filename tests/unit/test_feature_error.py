@@ -12,7 +12,7 @@ from selfattention.studies import feature_error as study
 
 
 def claim(tol, count, dims, moment, diameter):
-    """The right-hand side of Rahimi and Recht's Claim 1, written out."""
+    """The right-hand side of the uniform bound (the form of Rahimi and Recht's Claim 1), written out."""
     return 2**8 * moment * diameter**2 / tol**2 * np.exp(-count * tol**2 / (4 * (dims + 2)))
 
 
