@@ -78,6 +78,8 @@ NO_USER_DATA = {
     "selfattention.cost.Cost": "a dataclass of counts, made by the cost functions from checked counts",
     "selfattention.spectrum.frequency_variance": "no arguments",
     "selfattention.spectrum.cosine_variance": "no arguments",
+    "selfattention.delta_method.cosine_product_mean": "no arguments",
+    "selfattention.delta_method.ratio_variance": "no arguments",
     "selfattention.spectrum.bump_integral": "no arguments",
     "selfattention.spectrum.performer_exponent": "no arguments",
     "selfattention.spectrum.performer_relative_variance": "no arguments",

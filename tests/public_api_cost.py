@@ -15,6 +15,7 @@ from public_api import Call, P, Y
 from selfattention import (
     cost,
     decoding,
+    feature_error,
     low_rank,
     model_cost,
     online_softmax,
@@ -26,12 +27,14 @@ from selfattention import (
 )
 from selfattention.figures import approximate_heads as heads_figures
 from selfattention.figures import cost as cost_figures
+from selfattention.figures import feature_error as feature_error_figures
 from selfattention.figures import linear_memory as linear_memory_figures
 from selfattention.figures import low_rank as low_rank_figures
 from selfattention.figures import quadrature as quadrature_figures
 from selfattention.head import gaussian_head_weights, positional_features
 from selfattention.interactive import explorer_data
 from selfattention.studies import approximate_heads, feature_draws
+from selfattention.studies import feature_error as feature_error_study
 from selfattention.studies import low_rank as low_rank_study
 from selfattention.studies import quadrature as quadrature_study
 from tools import ROOT
@@ -87,6 +90,7 @@ def cost_calls() -> list[Call]:
         *_explorer_calls(),
         *_figure_calls(),
         *_quadrature_calls(),
+        *_feature_error_calls(series),
     ]
 
 
@@ -269,4 +273,36 @@ def _quadrature_calls() -> list[Call]:
         Call("low_rank.plot_singular_values", low_rank_figures.plot_singular_values,
              {"temperatures": [0.01, 0.1], "values": sweep["values"], "ranks": sweep["ranks"], "tolerance": 1e-6},
              {"temperatures": a, "values": a, "ranks": a, "tolerance": "positive"}, f),
+    ]
+
+
+def _feature_error_calls(series) -> list[Call]:
+    """Rahimi and Recht's bound, the worst pair, and the head's ratio by the delta method (book/random-features.md)."""
+    a, t, c, r, pos, f = "array", "temperature", "count", "rng", "positive", False
+    bound = {"failure": 0.5, "dims": 1, "second_moment": 400.0, "diameter": 1.0}
+    bound_kinds = {"failure": pos, "dims": c, "second_moment": pos, "diameter": pos}
+    return [
+        Call("feature_error.uniform_bound", feature_error.uniform_bound, {**bound, "count": 64},
+             {**bound_kinds, "count": c}),
+        Call("feature_error.uniform_bound_count", feature_error.uniform_bound_count, {**bound, "tolerance": 0.3},
+             {**bound_kinds, "tolerance": pos}),
+        Call("feature_error.sup_error", feature_error.sup_error,
+             {"positions": P, "frequencies": OMEGA, "temperature": 0.05},
+             {"positions": a, "frequencies": a, "temperature": t}),
+        Call("feature_error.frequency_moments", feature_error.frequency_moments, {**series, "temperature": 0.05},
+             {"signal": a, "positions": a, "temperature": t}),
+        Call("feature_error.delta_sd", feature_error.delta_sd, {**series, "temperature": 0.05, "count": 8},
+             {"signal": a, "positions": a, "temperature": t, "count": c}),
+        Call("feature_error_study.uniform_errors", feature_error_study.uniform_errors,
+             {"positions": P, "temperature": 0.05, "counts": [2, 4], "draws": 2, "rng": 1},
+             {"positions": a, "temperature": t, "counts": "counts", "draws": c, "rng": r}),
+        Call("feature_error_study.ratio_spread", feature_error_study.ratio_spread,
+             {**series, "temperature": 0.05, "counts": [2, 4], "draws": 4, "rng": 1},
+             {"signal": a, "positions": a, "temperature": t, "counts": "counts", "draws": c, "rng": r}),
+        Call("feature_error.plot_uniform_errors", feature_error_figures.plot_uniform_errors,
+             {"counts": [4, 8], "measured": [[0.3, 0.2], [0.4, 0.1]], "bound": [2.0, 1.0]},
+             {"counts": a, "measured": a, "bound": a}, f),
+        Call("feature_error.plot_ratio_spread", feature_error_figures.plot_ratio_spread,
+             {"positions": P, "counts": [4], "predicted": np.ones((1, P.size)), "measured": np.ones((1, P.size))},
+             {"positions": a, "counts": "counts", "predicted": a, "measured": a}, f),
     ]

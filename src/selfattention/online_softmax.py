@@ -157,7 +157,7 @@ def rounding_bound(signal, positions, temperature, *, block=BLOCK) -> float:
     tau, block = as_temperature(temperature, "temperature"), as_count(block, "block")
     half = np.max(p) / 2 - np.min(p) / 2  # P, a numpy double: its square may overflow to inf
     eps = float(np.finfo(float).eps)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):  # 0 x inf, a zero signal far apart: refused below
         gap = 24 * eps * half**2 / tau  # the scaled scores' rounding
         blocks = -(-s.size // block)
         bound = float(np.max(np.abs(s))) * (np.expm1(2 * gap) + eps * (3 * s.size + 3 * blocks + 2))

@@ -12,10 +12,11 @@ import pytest
 from tolerances import EPS
 
 import selfattention as sa
-from selfattention import defaults, low_rank, quadrature, spectrum
+from selfattention import defaults, feature_error, low_rank, quadrature, random_features, spectrum
 from selfattention.metrics import rmse
 from selfattention.positive_features import positive_feature_head, spread_centres
 from selfattention.studies import approximate_heads
+from selfattention.studies import feature_error as feature_error_study
 from selfattention.studies import quadrature as quadrature_study
 
 STEM = "random-features"
@@ -301,3 +302,133 @@ def test_the_measured_variances_are_the_derived_ones_and_the_pair_wins_per_colum
     for distance in np.linspace(0.0, 1.0, 21):  # "always": for every distance
         pair = float(ns["pair_variance"].subs({spectrum.u: distance, spectrum.tau: defaults.TEMPERATURE}))
         assert pair / 1 <= (pair + 0.5) / 2
+
+
+# --- the worst pair: a uniform bound -------------------------------------------------------------------
+
+
+def test_the_bound_holds_at_every_d_loosely_and_says_nothing_at_16(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    uniform, medians = ns["uniform"], ns["sup_medians"]
+    assert ns["bound_counts"] == [16, 64, 256, 1024, 4096] and glued["random-features-bound-draws"] == 25
+    for D, tol in zip(ns["bound_counts"], uniform["bound"], strict=True):
+        assert tol == feature_error.uniform_bound(0.5, D, 1, 2 / defaults.TEMPERATURE, 1.0)
+    assert glued["random-features-bound-root-moment"] == pytest.approx(np.sqrt(2 / defaults.TEMPERATURE))
+    assert glued["random-features-bound-root-moment"] > 5 * uniform["bound"].max()  # "far above every tolerance"
+    assert (uniform["bound"] > medians).all()  # the bound holds
+    assert glued["random-features-bound-16"] == uniform["bound"][0] > 2  # "says nothing at all"
+    assert uniform["measured"].max() <= 2
+    assert glued["random-features-sup-16"] == medians[0] and glued["random-features-sup-4096"] == medians[-1]
+    assert glued["random-features-bound-4096"] == uniform["bound"][-1]
+    assert glued["random-features-loose-low"] == (uniform["bound"] / medians).min() > 5
+    assert glued["random-features-loose-high"] == (uniform["bound"] / medians).max() < 15
+
+
+def test_the_pairs_estimate_is_a_mean_of_cosines_of_the_difference_and_a_phases_is_not():
+    """The bound applies to the pair: psi(p) . psi(p') = mean_r cos(omega_r (p - p')), the same for every shift of
+    both positions, each term in [-1, 1]; a random phase's product depends on p + p' as well."""
+    tau = defaults.TEMPERATURE
+    omega = random_features.gaussian_frequencies(64, tau, rng=5)
+    p = np.array([0.1, 0.35, 0.8])
+    for shift in (0.0, 0.3, 2.0):
+        psi = random_features.fourier_features(p + shift, omega)  # (3, 2D)
+        terms = np.cos(omega[None, None, :] * (p[:, None, None] - p[None, :, None]))  # (3, 3, D)
+        np.testing.assert_allclose(psi @ psi.T, terms.mean(axis=2), rtol=0, atol=1e-15)  # sums of 64 cosines / 64
+        assert np.abs(terms).max() <= 1
+    phase = np.random.default_rng(6).uniform(0, 2 * np.pi, 64)
+    product = [np.mean(2 * np.cos(omega * (0.1 + c) + phase) * np.cos(omega * (0.35 + c) + phase)) for c in (0, 0.3)]
+    assert abs(product[0] - product[1]) > 0.05  # the same difference, another sum: another estimate
+
+
+def test_both_fall_as_root_d_the_bound_with_a_logarithm(chapter):
+    """The bound's x = D tol**2 / (4 (d_k + 2)) solves x + log x = L, L = log(2**8 E w**2 diam**2 D / (12 / 2))."""
+    ns, glued = chapter.namespace, chapter.glued
+    assert glued["random-features-sup-slope"] == pytest.approx(-0.5, abs=0.05)
+    assert -0.5 < glued["random-features-bound-slope"] < -0.4  # shallower: D inside the logarithm
+    assert glued["random-features-sup-slope"] < glued["random-features-bound-slope"]  # "a little more slowly"
+    D, tol = np.array(ns["bound_counts"]), ns["uniform"]["bound"]
+    x = D * tol**2 / 12
+    level = np.log(2**8 * (2 / defaults.TEMPERATURE) * D / 12 / 0.5)
+    np.testing.assert_allclose(x + np.log(x), level, rtol=1e-12)
+    assert (x < level).all() and (np.diff(x) > 0).all()  # about the logarithm, and growing with D
+
+
+def test_read_the_other_way_the_bound_asks_for_a_hundred_times_the_frequencies(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    asked, target = glued["random-features-bound-asked"], glued["random-features-sup-1024"]
+    assert target == ns["sup_medians"][ns["bound_counts"].index(1024)]
+    assert feature_error.uniform_bound(0.5, round(asked), 1, 2 / defaults.TEMPERATURE, 1.0) == pytest.approx(
+        target, rel=1e-5)  # the count rounded to a whole number of frequencies
+    assert glued["random-features-bound-asked-factor"] == pytest.approx(asked / 1024)
+    assert glued["random-features-bound-asked-factor"] > 50
+
+
+def test_the_bound_covers_every_pair_of_the_interval_not_only_the_tokens():
+    """Four times as many positions, in the same interval: the median largest error still lies below the bound."""
+    dense = np.linspace(0, 1, 400)
+    tau = defaults.TEMPERATURE
+    found = feature_error_study.uniform_errors(dense, tau, [256], draws=15, rng=3)
+    assert np.median(found["measured"]) < found["bound"][0]
+
+
+# --- the head's ratio, to first order -------------------------------------------------------------------
+
+
+def test_the_means_of_the_estimates_are_the_exact_heads_numerator_and_denominator(chapter):
+    ns = chapter.namespace
+    moments = feature_error.frequency_moments(ns["noisy"], ns["positions"], ns["tau"])
+    exact, _ = sa.gaussian_head(ns["noisy"], ns["positions"], ns["tau"])
+    np.testing.assert_allclose(moments["mean_num"] / moments["mean_den"], exact, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ns["spread"]["exact"], exact)
+
+
+def test_the_delta_method_matches_the_measured_spread_where_d_is_large(chapter):
+    """300 draws: a standard deviation's standard error is about 1 / sqrt(2 * 300), 4 %; the largest of 100
+    queries' ratios may stray three or four of them (the queries share their draws)."""
+    ns, glued = chapter.namespace, chapter.glued
+    assert ns["spread_counts"] == [16, 64, 256, 1024] and glued["random-features-spread-draws"] == 300
+    for D in (256, 1024):
+        row = ns["ratios"][ns["spread_counts"].index(D)]
+        assert glued[f"random-features-ratio-{D}-low"] == row.min() > 0.85
+        assert glued[f"random-features-ratio-{D}-high"] == row.max() < 1.15
+    assert abs(glued["random-features-ratio-1024-median"] - 1) < 0.06
+    np.testing.assert_allclose(ns["spread"]["predicted"][3], feature_error.delta_sd(
+        ns["noisy"], ns["positions"], ns["tau"], 1024))
+
+
+def test_first_order_breaks_down_at_small_d_first_at_the_ends(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    ratios, p = ns["ratios"], ns["positions"]
+    assert glued["random-features-ratio-64-worst-p"] in (p[0], p[-1])  # an end
+    assert glued["random-features-ratio-64-low"] == ratios[1].min() < 0.5
+    assert glued["random-features-ratio-64-median"] == np.median(ratios[1]) < 0.9
+    assert glued["random-features-ratio-16-median"] == np.median(ratios[0]) < 0.2
+    sums = ns["row_sums"]
+    assert glued["random-features-den-end-share"] == sums[0] / sums[p.size // 2] < 0.6
+    relative = ns["relative_den"]  # one frequency's sd of den_i over its mean: largest at the ends
+    assert glued["random-features-den-end-relative"] == relative[0] == relative.max()
+    assert glued["random-features-den-middle-relative"] == relative[p.size // 2] < relative[0] / 1.2
+    assert sums[0] == sums.min() and sums[-1] == pytest.approx(sums.min(), rel=1e-12)  # the ends, one side only
+
+
+def test_the_rare_draws_make_the_measured_spread_and_the_robust_one_stays_close(chapter):
+    ns, glued = chapter.namespace, chapter.glued
+    spread = ns["spread"]
+    assert np.median(spread["sd"][0] / spread["robust"][0]) > 5  # D = 16: a few draws inflate the SD
+    assert np.median(spread["sd"][3] / spread["robust"][3]) == pytest.approx(1, abs=0.1)  # D = 1024: none
+    for D in (16, 64):
+        k = ns["spread_counts"].index(D)
+        assert glued[f"random-features-robust-{D}-median"] == np.median(ns["robust_ratios"][k])
+        assert 0.8 < glued[f"random-features-robust-{D}-median"] < 1.2
+    assert glued["random-features-normal-iqr"] == pytest.approx(1.349, abs=5e-4)
+
+
+def test_the_ratio_figure_shows_the_breakdown_at_16_and_the_fit_at_256(chapter):
+    ns = chapter.namespace
+    spread = ns["spread"]
+    assert (spread["sd"][0] > 2 * spread["predicted"][0]).all()  # D = 16: far above the curve
+    assert 2 < np.ptp(np.log10(spread["sd"][0])) < 3  # the measured points: "over two orders of magnitude"
+    predicted = spread["predicted"][2]  # D = 256: a dip in the middle, a rise at both ends
+    middle = predicted[30:70]
+    assert middle.min() < predicted[0] / 5 and middle.min() < predicted[-1] / 5
+    assert predicted[0] > predicted[5] and predicted[-1] > predicted[-6]

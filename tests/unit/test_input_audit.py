@@ -248,6 +248,11 @@ HUGE_COUNT_IS_VALID = {
                        ("kv_cache_bytes", ("n", "layers", "kv_heads", "d_head", "bytes_per_number", "window")))
        for a in args},
     "quadrature.trapezoid_rate-count": "a number in a formula",
+    **{f"feature_error.{f}-{a}": "a number in a formula: it allocates nothing"
+       for f, args in (("uniform_bound", ("count", "dims")), ("uniform_bound_count", ("dims",)),
+                       ("delta_sd", ("count",)))
+       for a in args},
+    "feature_error.plot_ratio_spread-counts": "a number to plot",
 }
 #: Arguments refused under another name: the memory check names what its caller passes as ``name``.
 REFUSED_AS = {f"memory.require_matrix-{a}": "n" for a in ("n_rows", "n_cols", "count", "bytes_per_entry")}
