@@ -78,15 +78,15 @@ def is_figure(path: str) -> bool:
 
 
 def twin_tag(tag: str) -> str:
-    """``tag``, a figure's ``<img>``, marked light, followed by its dark twin's ``<img>``: lazy, hidden from
-    assistive technology (the light one's alt text is the figure's). Both are ``dark-light``, the theme's
+    """``tag``, a figure's ``<img>``, marked light, followed by its dark twin's ``<img>``: lazy, with the same
+    alt text, since the one the scheme hides (``display: none``) is hidden from assistive technology too, so a
+    reader in either scheme meets the figure's alt text once. Both are ``dark-light``, the theme's
     class for an image drawn for both modes: in dark mode it neither dims it (``filter: brightness(.8)
     contrast(1.2)``) nor puts it on a white box. (The theme's ``only-dark``/``only-light`` would also hide
     the ``figcaption`` after the hidden one.)"""
     light = tag.replace("<img", '<img class="lean-light dark-light"', 1)
     dark = SRC.sub(lambda m: f'src="{m.group(1)}{SUFFIX[:-4]}.png"', tag, count=1)
     dark = re.sub(r' (loading|fetchpriority)="[^"]*"', "", dark)
-    dark = re.sub(r' alt="[^"]*"', ' alt=""', dark)
     dark = dark.replace("<img", '<img class="lean-dark dark-light" loading="lazy"', 1)
     return light + dark
 

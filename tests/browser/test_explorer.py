@@ -404,7 +404,7 @@ def test_without_javascript_the_static_figure_shows(browser, site_url):
     page = open_page(browser, {site_url}, java_script_enabled=False)
     try:
         page.goto(f"{site_url}/book/smoothing.html", wait_until="load")
-        image = page.locator(f"{SELECTOR} .attention-explorer-fallback img")
+        image = page.locator(f"{SELECTOR} .attention-explorer-fallback img:not(.lean-dark)")  # the dark twin aside
         assert image.count() == 1
         assert image.is_visible()
         assert image.evaluate("img => img.complete && img.naturalWidth > 300")
@@ -575,7 +575,7 @@ def test_without_javascript_the_layers_static_figure_shows(browser, site_url):
     page = open_page(browser, {site_url}, java_script_enabled=False)
     try:
         page.goto(f"{site_url}/book/many-heads.html", wait_until="load")
-        image = page.locator(f"{SELECTOR} .attention-explorer-fallback img")
+        image = page.locator(f"{SELECTOR} .attention-explorer-fallback img:not(.lean-dark)")  # the dark twin aside
         assert image.count() == 1 and image.is_visible()
         assert image.evaluate("img => img.complete && img.naturalWidth > 300")
         assert "two heads' weights" in image.get_attribute("alt")

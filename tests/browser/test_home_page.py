@@ -41,7 +41,8 @@ SHOWN = """() => {
     return r.width > 0 && r.height > 0 && r.top >= top - 1 && r.bottom <= innerHeight + 1
       && r.left >= -1 && r.right <= innerWidth + 1; };
   const article = document.querySelector('article.bd-article');
-  const figures = [...article.querySelectorAll('figure[id^="fig-index-"] img')].map(img => ({
+  const shownImages = img => getComputedStyle(img).display !== 'none';  // the scheme's, of a figure and its dark twin
+  const figures = [...article.querySelectorAll('figure[id^="fig-index-"] img')].filter(shownImages).map(img => ({
     in_view: inView(img), loaded: img.complete && img.naturalWidth > 0, alt: img.alt}));
   const explorers = [...article.querySelectorAll('.attention-explorer')].map(e => ({in_view: inView(e)}));
   const ways = [...article.querySelectorAll('div.three-ways > ul > li')].map(li => ({

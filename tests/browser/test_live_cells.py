@@ -268,7 +268,7 @@ def test_a_figure_cell_draws_its_figure_and_an_edit_redraws_it(cost_page):
     assert run(cost_page, figure_cell, timeout=RUN_ALL_TIMEOUT) == "ran"
     image = cells(cost_page).nth(figure_cell).locator(".jp-OutputArea-output img")
     cost_page.wait_for_function("img => img.complete && img.naturalWidth > 300", arg=image.element_handle())
-    assert image.get_attribute("alt") == cost_page.locator("#fig-cost-wall img").get_attribute("alt")
+    assert image.get_attribute("alt") == cost_page.locator("#fig-cost-wall img.lean-light").get_attribute("alt")
     before = image.get_attribute("src")
     source = source_of(cost_page, figure_cell)
     assert "guard_n," in source

@@ -129,11 +129,12 @@ def test_a_dark_twin_turns_white_to_the_page_and_black_to_its_text_and_keeps_col
     assert lightness == sorted(lightness), "the heat maps' colours keep their order"
 
 
-def test_a_figure_tag_gets_its_dark_twin_lazy_and_silent():
+def test_a_figure_tag_gets_its_dark_twin_lazy_with_the_same_alt_text():
     from _ext.lean_pages.dark_figures import twin_tag
 
     tag = '<img width="560" height="330" loading="eager" fetchpriority="high" alt="A plot" src="../_images/f.png" />'
     light, dark = twin_tag(tag).split("/><img")
     assert 'class="lean-light dark-light"' in light and 'fetchpriority="high"' in light and 'alt="A plot"' in light
-    assert 'class="lean-dark dark-light" loading="lazy"' in dark and 'alt=""' in dark
+    assert 'class="lean-dark dark-light" loading="lazy"' in dark
+    assert 'alt="A plot"' in dark  # the scheme hides the other image from assistive technology too
     assert 'src="../_images/f-dark.png"' in dark and "eager" not in dark
