@@ -104,6 +104,7 @@ def finished_build(tmp_path: Path, found_docs: set[str]) -> SimpleNamespace:
 def test_a_build_writes_its_joined_files_and_removes_or_renews_the_others(tmp_path):
     static = tmp_path / "_static"
     write(static, {"basic.css": ".b{color:red}", "lean-pages.css": ".l{}", "katex/katex.min.css": ".k{}"})
+    (tmp_path / "a.html").write_text('<p class="b l k"></p>')  # a page that uses the rules, so none is dropped
     old = ["basic.css", "lean-pages.css"]
     (static / bundle_name(old)).write_text(joined(static, old))
     write(static, {"basic.css": ".b{color:blue}"})

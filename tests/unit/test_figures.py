@@ -461,7 +461,7 @@ letters = tokens.to_text(tokens.from_text("abcabc"), start=True)
 ops = [[1.0, 10.0], [2.0, 0.1]]
 panel = {m: {"operations": np.array(ops[0]), "errors": np.array(ops[1])} for m in ("window", "fourier", "spread")}
 errors = {m: np.array([[0.3, 0.1], [0.2, 0.05]]) for m in ("fourier", "performer", "spread")}
-from selfattention.figures import circuits as fc, low_rank as flr, quadrature as fq
+from selfattention.figures import circuits as fc, feature_error as ffe, low_rank as flr, quadrature as fq
 entry = {"counts": [4, 16], "grid_sizes": [4, 16], "grid": [1e-3, 1e-18],
          "bumps": [[0.3, 0.1], [0.2, 0.05]], "cosines": [[0.2, 0.1], [0.3, 0.1]]}
 figures = [
@@ -469,6 +469,9 @@ figures = [
     fq.plot_dimension_errors({1: entry, 2: entry}, [1, 2]),
     flr.plot_singular_values([0.1, 1.0], [[1.0, 0.1, 0.0], [1.0, 1e-3, 1e-9]], [2, 1], 1e-6),
     fc.plot_circuits({"QK": np.eye(3), "OV": -np.eye(3)}),
+    ffe.plot_uniform_errors([16, 64], [[0.3, 0.1], [0.4, 0.2]], [2.0, 1.0]),
+    ffe.plot_ratio_spread([0.0, 0.5, 1.0], [16, 64], [[1.0, 0.5, 1.0], [0.5, 0.2, 0.5]],
+                          [[2.0, 0.6, 3.0], [0.5, 0.3, 0.5]]),
     cf.plot_quadratic_wall([10, 20], [400, 1600], [800, 3200], 15, [10, 20], [1.0, 4.0], "a machine"),
     cf.plot_decoding([10, 20], [3.0, 9.0], [1.0, 2.0], [10, 20], [1.0, 3.0], [1.0, 2.0], "a machine"),
     cf.plot_times({"exact": ([10, 20], [1.0, 4.0]), "fourier-64": ([10, 20], [2.0, 3.0])},

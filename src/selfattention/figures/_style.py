@@ -289,10 +289,11 @@ def _plain_number(value: float, _position=None) -> str:
 def smallest_legible_pt(width: float) -> float:
     r"""The least font size, in points, legible in a figure ``width`` inches wide on every screen.
 
-    A figure is shown at its own size, or at the column's width if it is
-    wider, :math:`s = \min(100\,w, c)` CSS px; text of :math:`f` points is
-    then :math:`f / 72 \cdot s / w` CSS px tall. The least :math:`f` that
-    meets :data:`MIN_TEXT_PX` on both screens of :data:`COLUMN_PX`.
+    A figure is shown at its own size (100 CSS px an inch), or at the
+    column's width if it is wider; text of a given size in points is then
+    that size over 72, times the shown width in CSS px over ``width``, CSS px
+    tall. The least size that meets :data:`MIN_TEXT_PX` on both screens of
+    :data:`COLUMN_PX`.
     """
     width = as_positive_scalar(width, "width")
     return max(MIN_TEXT_PX[screen] * 72 * width / min(CSS_PX_PER_INCH * width, column)
