@@ -11,6 +11,8 @@ depends on the other.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tools.chromium import open_page
@@ -78,7 +80,9 @@ def run(page, cell, source: str, verdict: str) -> str:
     """Write ``source`` into ``cell``, run it, and return the line the check printed, which starts with ``verdict``."""
     cell.locator(".CodeMirror").evaluate("(el, src) => el.CodeMirror.setValue(src)", source)
     cell.locator(".thebe-run-button").click()
-    output = cell.locator(KERNEL_STDOUT, has_text=verdict)
+    # Its start, case and all: has_text alone matches any part in any case, and "Not right: ..." holds "right:",
+    # so the wrong answer's line, still shown while the right one runs, would be read as the new verdict.
+    output = cell.locator(KERNEL_STDOUT, has_text=re.compile(rf"^\s*{re.escape(verdict)}"))
     output.wait_for(timeout=RUN_TIMEOUT)
     return output.text_content().strip()
 
