@@ -152,9 +152,11 @@ def composed_scores(weights, vocabulary) -> np.ndarray:
     r"""The second layer's score of a key, by symbols, through what the first layer wrote.
 
     Entry ``(a, b)``: the score layer 2 gives, from a query holding symbol
-    ``a`` (:math:`o_i`), to what layer 1 writes when it reads symbol ``b``
-    alone (:math:`o_{j-1}`, the key's predecessor),
-    :math:`o_i W_Q^{[2]} W_K^{[2]\top} (o_{j-1} W_V^{[1]} W_O^{[1]})^\top`.
+    ``a``, to what layer 1 writes when it reads symbol ``b`` alone (the key's
+    predecessor),
+    :math:`x_i W_Q^{[2]} W_K^{[2]\top} (x_{j-1} W_V^{[1]} W_O^{[1]})^\top`,
+    for rows :math:`x_i` and :math:`x_{j-1}` of the stream that hold only
+    those one-hot symbols, in the token subspace.
     The hand-built circuit's is the margin times the identity.
 
     Parameters
