@@ -43,6 +43,7 @@ FIGURE_PREFIXES = {
     "positions-and-masks": "pos",
     "heads-together": "heads",
     "attention-cost": "cost",
+    "in-context": "in-context",
 }
 #: The numbers typed into the prose instead of glued, and what states each.
 #: Each value is a function of the page's run (see book.run_chapter) giving the
@@ -62,7 +63,7 @@ TYPED_NUMBERS = {
 #: figure's caption or alt text, and none of the retired symbols of the notation in the
 #: math (w_ij for the weights, y_i, K_h for the kernel, epsilon for the noise).
 STRICT_PAGES = ("learning", "content-attention", "many-heads", "positions-and-masks", "heads-together",
-                "attention-cost")
+                "attention-cost", "in-context")
 RETIRED_SYMBOLS = re.compile(r"w_\{?ij|(?<![\w\\])y_i|K_h|\\varepsilon|\\epsilon")
 
 

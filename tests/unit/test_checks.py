@@ -22,6 +22,7 @@ from selfattention.bilateral import bilateral_head
 from selfattention.checks import _verdicts, fitting, heads, sequences
 from selfattention.core import attention, causal_mask, softmax
 from selfattention.head import gaussian_head, gaussian_head_weights
+from selfattention.in_context import one_step_prediction
 from selfattention.induction import previous_token_layer
 from selfattention.kernel import leave_one_out_scores
 from selfattention.learning import attention_loss_and_grad, loo_loss_and_grad
@@ -116,6 +117,7 @@ RIGHT = {
     checks.check_previous_token: _previous,
     checks.check_cache_step: _cache_step,
     checks.check_features: fourier_features,
+    checks.check_one_step: one_step_prediction,
 }
 
 #: check -> [(a typical wrong answer, a word its hint must hold), ...]: at least three each.
@@ -198,6 +200,12 @@ WRONG = {
         (lambda p, omega: _features(p, omega, sines=False), "missing term"),
         (lambda p, omega: np.cos(p[:, None] * omega) / np.sqrt(omega.size), "shape"),
     ],
+    checks.check_one_step: [
+        (lambda P, y, p, eta: eta * np.sum(y * (P @ p)), "mean over the N"),
+        (lambda P, y, p, eta: -eta * np.mean(y * (P @ p)), "sign"),
+        (lambda P, y, p, eta: eta * np.mean(y * np.sum(P * P, axis=1)), "query"),
+        (lambda P, y, p, eta: eta * np.mean(y * (P @ p)) / 2, "factor 2"),
+    ],
 }
 
 #: check -> its exercise: the cases it draws and the package's answers.
@@ -209,6 +217,7 @@ EXERCISES = {
     checks.check_offset_head: sequences.OFFSET, checks.check_rope: sequences.ROTATION,
     checks.check_causal_mask: sequences.CAUSAL, checks.check_previous_token: sequences.PREVIOUS,
     checks.check_cache_step: sequences.CACHE, checks.check_features: sequences.FEATURES,
+    checks.check_one_step: fitting.ONE_STEP,
 }
 
 CHECKS = list(checks.CHECKS)

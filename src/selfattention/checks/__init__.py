@@ -10,7 +10,7 @@ numpy.
 """
 
 from ._verdicts import TIME_LIMIT, Verdict
-from .fitting import check_bilateral, check_gradient, check_leave_one_out
+from .fitting import check_bilateral, check_gradient, check_leave_one_out, check_one_step
 from .heads import (
     check_effective_neighbours,
     check_one_number_head,
@@ -30,7 +30,7 @@ from .sequences import (
 #: Every check, in the order of the chapters.
 CHECKS = (check_softmax, check_one_number_head, check_projections, check_effective_neighbours, check_smooth,
           check_leave_one_out, check_gradient, check_bilateral, check_offset_head, check_rope,
-          check_causal_mask, check_previous_token, check_cache_step, check_features)
+          check_causal_mask, check_previous_token, check_cache_step, check_features, check_one_step)
 
 __all__ = [
     "CHECKS",
@@ -45,6 +45,7 @@ __all__ = [
     "check_leave_one_out",
     "check_offset_head",
     "check_one_number_head",
+    "check_one_step",
     "check_previous_token",
     "check_projections",
     "check_rope",
