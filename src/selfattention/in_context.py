@@ -1,8 +1,8 @@
 r"""Heads that learn while they read: regression from the examples of a prompt.
 
-A prompt holds ``N`` examples :math:`(p_j, y_j)`, an input :math:`p_j`
-(:math:`1 \times d`) and its label :math:`y_j`, and a query input :math:`p_{N+1}`.
-Each example is a token :math:`[p_j, y_j]`, the query a token :math:`[p_{N+1}, 0]`
+A prompt holds ``N`` examples :math:`(p_j, s_j)`, an input :math:`p_j`
+(:math:`1 \times d`) and its label :math:`s_j`, and a query input :math:`p_{N+1}`.
+Each example is a token :math:`[p_j, s_j]`, the query a token :math:`[p_{N+1}, 0]`
 (:func:`prompt_tokens`), the query last. No weight changes between prompts,
 yet two heads predict the query's label from the examples alone:
 
@@ -11,9 +11,9 @@ yet two heads predict the query's label from the examples alone:
   with bandwidth :math:`h = \sqrt{\tau / 2}`;
 * a linear head, scores not passed through a softmax
   (:func:`linear_attention_layer` with :func:`gd_layer_weights`), predicts
-  :math:`\frac{\eta}{N} \sum_j y_j\, p_j \cdot p_{N+1}`, the prediction of one step
-  of gradient descent from :math:`\phi = 0` on the loss
-  :math:`L(\phi) = \frac{1}{2N} \sum_j (p_j \cdot \phi - y_j)^2`
+  :math:`\frac{\eta}{N} \sum_j s_j\, p_j \cdot p_{N+1}`, the prediction of one step
+  of gradient descent from :math:`\varphi = 0` on the loss
+  :math:`L(\varphi) = \frac{1}{2N} \sum_j (p_j \cdot \varphi - s_j)^2`
   (:func:`one_step_prediction`); ``T`` such layers take ``T`` steps
   (:func:`gradient_descent`; von Oswald et al. 2023, Proposition 1).
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import memory
+from . import memory, work
 from ._validation import as_array, as_count, as_positive_scalar, as_temperature, finite_result, naming, same_length
 from .core import attention
 
@@ -52,7 +52,7 @@ def _as_prompt(inputs, labels, query):
     inputs : array_like, shape (N, d)
         The examples' inputs :math:`p_j`, one per row.
     labels : array_like, shape (N,)
-        Their labels :math:`y_j`.
+        Their labels :math:`s_j`.
     query : array_like, shape (d,)
         The query's input :math:`p_{N+1}`.
 
@@ -68,7 +68,7 @@ def _as_prompt(inputs, labels, query):
 
 
 def prompt_tokens(inputs, labels, query) -> np.ndarray:
-    r"""The prompt as tokens: rows :math:`[p_j, y_j]`, then the query :math:`[p_{N+1}, 0]`.
+    r"""The prompt as tokens: rows :math:`[p_j, s_j]`, then the query :math:`[p_{N+1}, 0]`.
 
     Returns
     -------
@@ -81,7 +81,7 @@ def prompt_tokens(inputs, labels, query) -> np.ndarray:
 
 
 def kernel_tokens(inputs, labels, query) -> np.ndarray:
-    r"""Tokens with the quadratic trick's features, :math:`[p_j, \lVert p_j \rVert^2, 1, y_j]`, the query's label 0.
+    r"""Tokens with the quadratic trick's features, :math:`[p_j, \lVert p_j \rVert^2, 1, s_j]`, the query's label 0.
 
     Returns
     -------
@@ -100,7 +100,7 @@ def kernel_head_weights(dimension):
 
     Its score of example ``j`` for the query is
     :math:`q \cdot k_j = 2\, p_{N+1} \cdot p_j - \lVert p_j \rVert^2 - \lVert p_{N+1} \rVert^2
-    = -\lVert p_{N+1} - p_j \rVert^2`, and its value is :math:`y_j`.
+    = -\lVert p_{N+1} - p_j \rVert^2`, and its value is :math:`s_j`.
 
     Parameters
     ----------
@@ -117,14 +117,14 @@ def kernel_head_weights(dimension):
     W_Q, W_K, W_V = np.zeros((d + 3, d + 2)), np.zeros((d + 3, d + 2)), np.zeros((d + 3, 1))
     W_Q[:d, :d], W_Q[d + 1, d], W_Q[d, d + 1] = 2 * np.eye(d), 1.0, 1.0  # q = [2p, 1, |p|^2]
     W_K[:d, :d], W_K[d, d], W_K[d + 1, d + 1] = np.eye(d), -1.0, -1.0  # k = [p_j, -|p_j|^2, -1]
-    W_V[d + 2, 0] = 1.0  # v_j = y_j
+    W_V[d + 2, 0] = 1.0  # v_j = s_j
     return W_Q, W_K, W_V
 
 
 def kernel_head(inputs, labels, query, temperature):
     r"""The query's prediction by the softmax head of :func:`kernel_head_weights`.
 
-    .. math:: \hat y = \sum_j \operatorname{softmax}_j\!\big(-\lVert p_{N+1} - p_j \rVert^2 / \tau\big)\, y_j
+    .. math:: \hat f(p_{N+1}) = \sum_j \operatorname{softmax}_j\!\big(-\lVert p_{N+1} - p_j \rVert^2 / \tau\big)\, s_j
 
     Returns
     -------
@@ -146,8 +146,8 @@ def kernel_head(inputs, labels, query, temperature):
 def gd_layer_weights(dimension, eta):
     r"""The linear layer that takes one step of gradient descent (von Oswald et al. 2023).
 
-    :math:`W_Q = W_K` read the input :math:`p_{N+1}` of a token :math:`[p_j, y_j]`;
-    :math:`W_V` writes :math:`-\eta\, y_j` into the label's coordinate.
+    :math:`W_Q = W_K` read the input :math:`p_{N+1}` of a token :math:`[p_j, s_j]`;
+    :math:`W_V` writes :math:`-\eta\, s_j` into the label's coordinate.
 
     Returns
     -------
@@ -159,7 +159,7 @@ def gd_layer_weights(dimension, eta):
     memory.require(8 * 3 * (d + 1) ** 2, "dimension", f"projections of {d} coordinates")
     W_Q = np.vstack([np.eye(d), np.zeros((1, d))])  # (d + 1, d): reads p
     W_V = np.zeros((d + 1, d + 1))
-    W_V[d, d] = -step  # v_j = [0, ..., 0, -eta y_j]
+    W_V[d, d] = -step  # v_j = [0, ..., 0, -eta s_j]
     return W_Q, W_Q.copy(), W_V
 
 
@@ -213,16 +213,18 @@ def linear_stack_prediction(inputs, labels, query, eta, layers):
     """
     X = prompt_tokens(inputs, labels, query)  # (N + 1, d + 1)
     weights = gd_layer_weights(X.shape[1] - 1, eta)
-    for _ in range(as_count(layers, "layers")):
+    T = as_count(layers, "layers")
+    work.require_work(T * len(X) * (len(X) - 1), "layers", f"{T} layers of {len(X) - 1} keys")
+    for _ in range(T):
         with naming("inputs, labels, query, eta and layers", "tokens"):  # the stream overflows
             X = linear_attention_layer(X, *weights)
     return float(-X[-1, -1]), X
 
 
 def one_step_prediction(inputs, labels, query, eta) -> float:
-    r"""The prediction of one step of gradient descent from :math:`\phi = 0`.
+    r"""The prediction of one step of gradient descent from :math:`\varphi = 0`.
 
-    .. math:: \hat y = \frac{\eta}{N} \sum_j y_j\, p_j \cdot p_{N+1}
+    .. math:: \hat f(p_{N+1}) = \frac{\eta}{N} \sum_j s_j\, p_j \cdot p_{N+1}
     """
     P, y, p = _as_prompt(inputs, labels, query)
     step = as_positive_scalar(eta, "eta")
@@ -231,14 +233,14 @@ def one_step_prediction(inputs, labels, query, eta) -> float:
 
 
 def gradient_descent(inputs, labels, eta, steps) -> np.ndarray:
-    r"""``T`` steps of gradient descent from :math:`\phi = 0` on the prompt's least-squares loss.
+    r"""``T`` steps of gradient descent from :math:`\varphi = 0` on the prompt's least-squares loss.
 
-    .. math:: \phi_{t+1} = \phi_t - \frac{\eta}{N} \sum_j (p_j \cdot \phi_t - y_j)\, p_j
+    .. math:: \varphi_{t+1} = \varphi_t - \frac{\eta}{N} \sum_j (p_j \cdot \varphi_t - s_j)\, p_j
 
     Returns
     -------
     weights : ndarray, shape (T + 1, d)
-        :math:`\phi_0 = 0, \phi_1, \dots, \phi_T`, one per row.
+        :math:`\varphi_0 = 0, \varphi_1, \dots, \varphi_T`, one per row.
     """
     P, y = _as_examples(inputs, labels)
     step, T = as_positive_scalar(eta, "eta"), as_count(steps, "steps")
@@ -252,7 +254,7 @@ def gradient_descent(inputs, labels, eta, steps) -> np.ndarray:
 
 
 def least_squares_prediction(inputs, labels, query) -> float:
-    r"""Least squares' prediction :math:`p_{N+1} \cdot \hat\phi` (the shortest :math:`\hat\phi` when ``N < d``)."""
+    r"""Least squares' prediction :math:`p_{N+1} \cdot \hat\varphi` (the shortest :math:`\hat\varphi` if ``N < d``)."""
     P, y, p = _as_prompt(inputs, labels, query)
     scale = max(np.abs(P).max(), np.finfo(float).tiny)  # scaled so that P^T P cannot overflow
     with np.errstate(over="ignore", invalid="ignore"):

@@ -1,16 +1,16 @@
 r"""One step of gradient descent and one linear head, derived with sympy for a prompt of symbols.
 
 For ``N`` examples in ``d`` dimensions, every coordinate a symbol
-(:math:`p_{j,r}` the coordinate ``r`` of example ``j``'s input, :math:`y_j`
+(:math:`p_{j,r}` the coordinate ``r`` of example ``j``'s input, :math:`s_j`
 its label, :math:`p_{N+1,r}` the query's), :func:`one_step_derivation`
 differentiates the in-context loss
 
-.. math:: L(\phi) = \frac{1}{2N} \sum_{j=1}^{N} (p_j \cdot \phi - y_j)^2
+.. math:: L(\varphi) = \frac{1}{2N} \sum_{j=1}^{N} (p_j \cdot \varphi - s_j)^2
 
-at :math:`\phi = 0`, takes the step :math:`\phi_1 = -\eta \nabla L(0)`, and
-writes out the query's prediction :math:`\phi_1 \cdot p_{N+1}`; then the
+at :math:`\varphi = 0`, takes the step :math:`\varphi_1 = -\eta \nabla L(0)`, and
+writes out the query's prediction :math:`\varphi_1 \cdot p_{N+1}`; then the
 output of the linear head of :func:`~selfattention.in_context.gd_layer_weights`
-on the tokens :math:`[p_j, y_j]`, read as the query's prediction, and their
+on the tokens :math:`[p_j, s_j]`, read as the query's prediction, and their
 difference, which simplifies to 0.
 
 sympy is imported here, never by ``import selfattention``.
@@ -32,7 +32,7 @@ eta = sp.Symbol("eta", positive=True)
 def _prompt(N: int, d: int):
     """Symbols of a prompt: inputs (N + 1) x d (the query last), labels N."""
     P = sp.Matrix(N + 1, d, lambda j, r: sp.Symbol(f"p_{{{j + 1},{r + 1}}}", real=True))
-    y = sp.Matrix(N, 1, lambda j, _: sp.Symbol(f"y_{j + 1}", real=True))
+    y = sp.Matrix(N, 1, lambda j, _: sp.Symbol(f"s_{j + 1}", real=True))
     return P, y
 
 
@@ -49,8 +49,8 @@ def one_step_derivation(examples=2, dimension=2) -> dict:
     Returns
     -------
     dict of str -> sympy.Expr or sympy.Matrix
-        ``"loss"``, ``"gradient"`` (``d x 1``, at :math:`\phi = 0`), ``"step"``
-        (:math:`\phi_1`), ``"prediction"`` (:math:`\phi_1 \cdot p_{N+1}`),
+        ``"loss"``, ``"gradient"`` (``d x 1``, at :math:`\varphi = 0`), ``"step"``
+        (:math:`\varphi_1`), ``"prediction"`` (:math:`\varphi_1 \cdot p_{N+1}`),
         ``"head"`` (the linear head's) and ``"difference"`` (simplified).
     """
     N, d = as_count(examples, "examples", maximum=6), as_count(dimension, "dimension", maximum=4)
@@ -66,7 +66,7 @@ def one_step_derivation(examples=2, dimension=2) -> dict:
 
 
 def _linear_head(P: sp.Matrix, y: sp.Matrix) -> sp.Expr:
-    r"""Minus the query's label after one layer: :math:`\frac{1}{N} \sum_j (q \cdot k_j)\, \eta\, y_j`."""
+    r"""Minus the query's label after one layer: :math:`\frac{1}{N} \sum_j (q \cdot k_j)\, \eta\, s_j`."""
     N, d = y.rows, P.cols
     tokens = P[:N, :].row_join(y).col_join(P[N, :].row_join(sp.Matrix([[0]])))  # (N + 1, d + 1)
     W_QK = sp.diag(sp.eye(d), 0)  # W_Q W_K^T: both read p

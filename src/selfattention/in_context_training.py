@@ -2,22 +2,22 @@ r"""A linear attention layer trained to read regression prompts: its loss and it
 
 The layer of :func:`~selfattention.in_context.linear_attention_layer`, with
 its two projections of the scores joined into :math:`W_{QK} = W_Q W_K^\top`
-and the one column of :math:`W_V` the query's label reads, :math:`W_{V,y}`
+and the one column of :math:`W_V` the query's label reads, :math:`W_{V,s}`
 (:math:`(d + 1) \times 1`), predicts for a prompt of tokens :math:`x_j =
-[p_j, y_j]`, stacked as the :math:`N` rows of :math:`X`, and the query token
+[p_j, s_j]`, stacked as the :math:`N` rows of :math:`X`, and the query token
 :math:`x_{N+1} = [p_{N+1}, 0]`
 
-.. math:: \hat y = -\frac{1}{N} \sum_{j \le N} \big(x_{N+1} W_{QK}\, x_j^\top\big)\, x_j W_{V,y}
-    = -\,x_{N+1} W_{QK} \Big(\frac1N X^\top X\Big) W_{V,y},
+.. math:: \hat f(p_{N+1}) = -\frac{1}{N} \sum_{j \le N} \big(x_{N+1} W_{QK}\, x_j^\top\big)\, x_j W_{V,s}
+    = -\,x_{N+1} W_{QK} \Big(\frac1N X^\top X\Big) W_{V,s},
 
 minus the query's label after the layer, as
 :func:`~selfattention.in_context.linear_stack_prediction` reads it. Over
 :math:`m` prompts the loss :math:`L` is the mean of
-:math:`(\hat y - y_{N+1})^2`, and its gradient, each sum over the prompts, is
+:math:`(\hat f(p_{N+1}) - f(p_{N+1}))^2`, and its gradient, each sum over the prompts, is
 
-.. math:: \frac{\partial L}{\partial W_{QK}} = -\frac2m \sum (\hat y - y_{N+1})\,
-    x_{N+1}^\top \Big(\frac1N X^\top X\, W_{V,y}\Big)^\top,
-    \qquad \frac{\partial L}{\partial W_{V,y}} = -\frac2m \sum (\hat y - y_{N+1})\,
+.. math:: \frac{\partial L}{\partial W_{QK}} = -\frac2m \sum (\hat f(p_{N+1}) - f(p_{N+1}))\,
+    x_{N+1}^\top \Big(\frac1N X^\top X\, W_{V,s}\Big)^\top,
+    \qquad \frac{\partial L}{\partial W_{V,s}} = -\frac2m \sum (\hat f(p_{N+1}) - f(p_{N+1}))\,
     \frac1N X^\top X\, W_{QK}^\top x_{N+1}^\top .
 
 :func:`fit_layer` follows it with the package's Adam
@@ -77,7 +77,7 @@ def _as_layer(W_QK, w_V, size):
 
 
 def layer_predictions(W_QK, w_V, inputs, labels, query) -> np.ndarray:
-    r"""The layer's prediction :math:`\hat y = -x_{N+1} W_{QK} \big(\frac1N X^\top X\big) W_{V,y}` for each prompt.
+    r"""Each prompt's prediction :math:`\hat f(p_{N+1}) = -x_{N+1} W_{QK} \big(\frac1N X^\top X\big) W_{V,s}`.
 
     Parameters
     ----------
@@ -112,17 +112,17 @@ def layer_loss_and_grad(W_QK, w_V, inputs, labels, query, target):
     return _loss_and_grad(W, w, *_moments(P, y, p), t)
 
 
-def _loss_and_grad(W, w, C, z, t):
+def _loss_and_grad(W_QK, w_V, C, z, t):
     """:func:`layer_loss_and_grad` from the prompts' moments C (m, d + 1, d + 1) and query tokens z (m, d + 1)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        u = C @ w  # (m, d + 1): (1/N) X^T X W_{V,y}, prompt by prompt
-        g = z @ W  # (m, d + 1): x_{N+1} W_QK
+        u = C @ w_V  # (m, d + 1): (1/N) X^T X W_{V,s}, prompt by prompt
+        g = z @ W_QK  # (m, d + 1): x_{N+1} W_QK
         residual = -np.einsum("ba,ba->b", g, u) - t  # (m,)
-        r = 2 * residual / len(t)  # (m,): dL / d y_hat
-        dW = -np.einsum("b,ba,bc->ac", r, z, u)
-        dw = -np.einsum("b,bac,bc->a", r, C, g)
+        r = 2 * residual / len(t)  # (m,): dL / d prediction
+        dW_QK = -np.einsum("b,ba,bc->ac", r, z, u)
+        dw_V = -np.einsum("b,bac,bc->a", r, C, g)
         loss = float(np.mean(residual**2))
-    return tuple(finite_result(v, _DIVERGED) for v in (loss, dW, dw))
+    return tuple(finite_result(v, _DIVERGED) for v in (loss, dW_QK, dw_V))
 
 
 #: What the loss says when it leaves the double range.

@@ -2,11 +2,11 @@ r"""Who learns best from ``N`` examples: regression prompts drawn at random, and
 
 Two kinds of task, each drawn with an explicit ``rng``:
 
-* linear (:func:`linear_tasks`): :math:`y_j = p_j \cdot \phi + \sigma z_j`, with
-  :math:`\phi` and the inputs :math:`p_{N+1}` standard normal in ``d`` dimensions;
+* linear (:func:`linear_tasks`): :math:`f(p) = p \cdot \varphi`, labels
+  :math:`s_j = f(p_j) + \sigma z_j`, with
+  :math:`\varphi` and the inputs :math:`p_{N+1}` standard normal in ``d`` dimensions;
 * smooth (:func:`sine_tasks`): the book's sine with a random amplitude
-  (uniform on [0.5, 1.5]) and phase (uniform on [0, 2 pi)), plus
-  :math:`\sigma z`, at positions uniform on :math:`[0, 1]`, each input
+  (uniform on [0.5, 1.5]) and phase (uniform on [0, 2 pi)), at positions uniform on :math:`[0, 1]`, each input
   written ``[p, 1]`` so that a linear learner may fit a line with an
   intercept (the constant cancels in a distance).
 
@@ -54,14 +54,14 @@ class Prompts(NamedTuple):
     target: np.ndarray
 
 
-def _draws(tasks, examples, dimension):
+def _draws(tasks, examples, dimension, names="tasks, examples and dimension"):
     B, N, d = as_count(tasks, "tasks"), as_count(examples, "examples"), as_count(dimension, "dimension")
-    memory.require(8 * 3 * B * (N + 1) * (d + 1), "tasks and examples", f"{B} prompts of {N} examples")
+    memory.require(8 * 3 * B * (N + 1) * (d + 1), names, f"{B} prompts of {N} examples")
     return B, N, d
 
 
 def linear_tasks(tasks, examples, dimension, *, noise=0.0, rng=None) -> Prompts:
-    r"""Prompts of random linear functions, :math:`y_j = p_j \cdot \phi + \sigma z_j`, inputs in ``d`` dimensions."""
+    r"""Prompts of random linear functions :math:`f(p) = p \cdot \varphi`, inputs in ``d`` dimensions."""
     B, N, d = _draws(tasks, examples, dimension)
     sigma, gen = as_nonnegative_scalar(noise, "noise"), as_rng(rng)
     phi = gen.standard_normal((B, d))  # (B, d): one function per prompt
@@ -72,7 +72,7 @@ def linear_tasks(tasks, examples, dimension, *, noise=0.0, rng=None) -> Prompts:
 
 def sine_tasks(tasks, examples, *, noise=0.0, rng=None) -> Prompts:
     r"""Prompts of sines of random amplitude (uniform on [0.5, 1.5]) and phase (on [0, 2 pi)), inputs ``[p, 1]``."""
-    B, N, _ = _draws(tasks, examples, 2)
+    B, N, _ = _draws(tasks, examples, 2, "tasks and examples")
     sigma, gen = as_nonnegative_scalar(noise, "noise"), as_rng(rng)
     amplitude, phase = gen.uniform(0.5, 1.5, (B, 1)), gen.uniform(0.0, 2 * np.pi, (B, 1))
     p = gen.uniform(0.0, 1.0, (B, N + 1))  # (B, N + 1): the examples, then the query
@@ -94,7 +94,7 @@ def _checked(prompts) -> Prompts:
 
 
 def one_step_batch(prompts, etas) -> np.ndarray:
-    r"""One step of gradient descent from 0, :math:`\frac{\eta}{N} \sum_j y_j\, p_j \cdot p_{N+1}`, each :math:`\eta`.
+    r"""One step of gradient descent from 0, :math:`\frac{\eta}{N} \sum_j s_j\, p_j \cdot p_{N+1}`, each :math:`\eta`.
 
     Returns
     -------
@@ -108,7 +108,7 @@ def one_step_batch(prompts, etas) -> np.ndarray:
 
 
 def least_squares_batch(prompts) -> np.ndarray:
-    r"""Least squares' prediction :math:`p_{N+1} \cdot \hat\phi` (the shortest :math:`\hat\phi` if ``N < d``), (B,)."""
+    r"""Least squares' predictions :math:`p_{N+1} \cdot \hat\varphi` (B,); the shortest :math:`\hat\varphi` if N < d."""
     P, y, p, _ = _checked(prompts)
     with np.errstate(over="ignore", invalid="ignore"):
         phi = np.linalg.pinv(P) @ y[..., None]  # (B, d, 1)
@@ -116,7 +116,7 @@ def least_squares_batch(prompts) -> np.ndarray:
 
 
 def kernel_batch(prompts, temperatures) -> np.ndarray:
-    r"""The softmax head's prediction, :math:`\sum_j \operatorname{softmax}_j(-\lVert p_{N+1} - p_j \rVert^2/\tau) y_j`.
+    r"""The softmax head's prediction, :math:`\sum_j \operatorname{softmax}_j(-\lVert p_{N+1} - p_j \rVert^2/\tau) s_j`.
 
     Returns
     -------
@@ -164,8 +164,9 @@ def error_curves(validation, test, etas, temperatures, fit=None) -> dict:
         validation = _checked(validation)
     with naming("test", "prompts"):
         test = _checked(test)
-    with naming("validation", "prompts", "predictions"):
+    with naming("validation and etas", "prompts", "predictions"):  # a large eta overflows an error
         eta = as_temperatures(etas, "etas")[np.argmin(errors(one_step_batch(validation, etas), validation))]
+    with naming("validation and temperatures", "prompts", "predictions"):
         tau = as_temperatures(temperatures, "temperatures")[
             np.argmin(errors(kernel_batch(validation, temperatures), validation))]
     with naming("test", "prompts", "predictions", "inputs", "W_QK and w_V"):
@@ -179,9 +180,9 @@ def error_curves(validation, test, etas, temperatures, fit=None) -> dict:
 
 
 def one_step_risk(eta, examples, dimension, noise) -> float:
-    r"""The expected error of one step on linear tasks (standard normal :math:`\phi` and inputs).
+    r"""The expected error of one step on linear tasks (standard normal :math:`\varphi` and inputs).
 
-    .. math:: \mathbb E\big[(\hat y - y_{N+1})^2\big]
+    .. math:: \mathbb E\big[(\hat f(p_{N+1}) - f(p_{N+1}))^2\big]
         = \eta^2 d\, \frac{N + d + 1 + \sigma^2}{N} - 2 \eta d + d
     """
     step = np.float64(as_nonnegative_scalar(eta, "eta"))  # a numpy float: its overflow is inf, not an exception
