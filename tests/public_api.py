@@ -88,6 +88,8 @@ NO_USER_DATA = {
     "selfattention.induction.CircuitRun": "a dataclass of results, checked where it is made",
     "selfattention.training.CircuitFit": "a dataclass of results, checked where it is made",
     "selfattention.studies.induction.Tracked": "a dataclass of results, checked where it is made",
+    "selfattention.in_context_training.LayerFit": "a named tuple of results, checked where it is used",
+    "selfattention.studies.in_context.Prompts": "a named tuple of prompts, checked where it is used",
     **{f"{check.__module__}.{check.__qualname__}": "a check of a code exercise: its argument is the reader's "
        "function, and bad input gets a one-line verdict, not an error (tests/unit/test_checks.py)"
        for check in CHECKS},
@@ -465,10 +467,11 @@ def calls() -> tuple[Call, ...]:
     """
     from public_api_circuits import circuit_calls
     from public_api_cost import cost_calls
+    from public_api_in_context import in_context_calls
     from public_api_learning import learning_calls
     from public_api_positions import positions_calls
 
-    return (*_calls(), *learning_calls(), *positions_calls(), *cost_calls(), *circuit_calls())
+    return (*_calls(), *learning_calls(), *positions_calls(), *cost_calls(), *circuit_calls(), *in_context_calls())
 
 
 def public_callables() -> set[str]:

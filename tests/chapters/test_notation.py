@@ -565,7 +565,8 @@ def test_the_positions_a_chapter_gives_the_package_lie_where_the_notation_page_s
     with positions_given(stem) as seen:
         run_chapter(stem)
     # heads-together, circuits: the stream's positions are made in the package (tokens.positions, from the rows).
-    makes_none = {"introduction", "attention", "heads-together", "circuits"}
+    # in-context: a prompt's inputs are vectors of d numbers, passed as inputs and query, never as positions.
+    makes_none = {"introduction", "attention", "heads-together", "circuits", "in-context"}
     assert seen or stem in makes_none, "the chapter passes positions to the package"
     outside = [(cell, float(p.min()), float(p.max())) for cell, p in seen if not allowed(stem, p)]
     assert not outside, f"{stem} places positions beyond the range the notation page gives them: {outside[:5]}"

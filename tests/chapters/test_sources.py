@@ -46,6 +46,7 @@ FIGURE_PREFIXES = {
     "attention-cost": "cost",
     "linear-memory": "linear-memory",
     "random-features": "random-features",
+    "in-context": "in-context",
 }
 #: The numbers typed into the prose instead of glued, and what states each.
 #: Each value is a function of the page's run (see book.run_chapter) giving the
@@ -65,7 +66,7 @@ TYPED_NUMBERS = {
 #: figure's caption or alt text, and none of the retired symbols of the notation in the
 #: math (w_ij for the weights, y_i, K_h for the kernel, epsilon for the noise).
 STRICT_PAGES = ("learning", "content-attention", "many-heads", "positions-and-masks", "heads-together",
-                "attention-cost", "linear-memory", "random-features")
+                "attention-cost", "linear-memory", "random-features", "in-context")
 RETIRED_SYMBOLS = re.compile(r"w_\{?ij|(?<![\w\\])y_i|K_h|\\varepsilon|\\epsilon")
 
 

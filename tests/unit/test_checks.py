@@ -22,6 +22,7 @@ from selfattention.bilateral import bilateral_head
 from selfattention.checks import _verdicts, blocks, fitting, heads, sequences
 from selfattention.core import attention, causal_mask, softmax
 from selfattention.head import gaussian_head, gaussian_head_weights
+from selfattention.in_context import one_step_prediction
 from selfattention.induction import previous_token_layer
 from selfattention.kernel import leave_one_out_scores
 from selfattention.learning import attention_loss_and_grad, loo_loss_and_grad
@@ -132,6 +133,7 @@ RIGHT = {
     checks.check_features: fourier_features,
     checks.check_online_block: _absorb,
     checks.check_numerical_rank: numerical_rank,
+    checks.check_one_step: one_step_prediction,
 }
 
 #: check -> [(a typical wrong answer, a word its hint must hold), ...]: at least three each.
@@ -224,6 +226,11 @@ WRONG = {
         (lambda values, tol: int((values > tol).sum()), "largest value"),
         (lambda values, tol: int((values <= tol * values.max()).sum()), "sign"),
         (lambda values, tol: int((values > tol * values.sum()).sum()), "not the sum"),
+    checks.check_one_step: [
+        (lambda P, y, p, eta: eta * np.sum(y * (P @ p)), "mean over the N"),
+        (lambda P, y, p, eta: -eta * np.mean(y * (P @ p)), "sign"),
+        (lambda P, y, p, eta: eta * np.mean(y * np.sum(P * P, axis=1)), "query"),
+        (lambda P, y, p, eta: eta * np.mean(y * (P @ p)) / 2, "factor 2"),
     ],
 }
 
@@ -238,6 +245,7 @@ EXERCISES = {
     checks.check_cache_step: sequences.CACHE, checks.check_features: sequences.FEATURES,
     checks.check_online_block: blocks.ONLINE,
     checks.check_numerical_rank: sequences.RANK,
+    checks.check_one_step: fitting.ONE_STEP,
 }
 
 CHECKS = list(checks.CHECKS)

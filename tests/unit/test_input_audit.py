@@ -253,6 +253,12 @@ HUGE_COUNT_IS_VALID = {
                        ("delta_sd", ("count",)))
        for a in args},
     "feature_error.plot_ratio_spread-counts": "a number to plot",
+    **{f"studies.in_context.{f}-{a}": "a number in a formula: it allocates nothing"
+       for f, args in (("one_step_risk", ("examples", "dimension")), ("best_one_step", ("examples", "dimension")),
+                       ("least_squares_risk", ("examples",)))
+       for a in args},
+    "figures.in_context.plot_errors-counts": "numbers to plot",
+    "figures.in_context.plot_layers-layers": "numbers to plot",
 }
 #: Arguments refused under another name: the memory check names what its caller passes as ``name``.
 REFUSED_AS = {f"memory.require_matrix-{a}": "n" for a in ("n_rows", "n_cols", "count", "bytes_per_entry")}

@@ -11,7 +11,7 @@ numpy.
 
 from ._verdicts import TIME_LIMIT, Verdict
 from .blocks import check_online_block
-from .fitting import check_bilateral, check_gradient, check_leave_one_out
+from .fitting import check_bilateral, check_gradient, check_leave_one_out, check_one_step
 from .heads import (
     check_effective_neighbours,
     check_one_number_head,
@@ -33,7 +33,7 @@ from .sequences import (
 CHECKS = (check_softmax, check_one_number_head, check_projections, check_effective_neighbours, check_smooth,
           check_leave_one_out, check_gradient, check_bilateral, check_offset_head, check_rope,
           check_causal_mask, check_previous_token, check_cache_step, check_features, check_numerical_rank,
-          check_online_block)
+          check_online_block, check_one_step)
 
 __all__ = [
     "CHECKS",
@@ -49,6 +49,7 @@ __all__ = [
     "check_numerical_rank",
     "check_offset_head",
     "check_one_number_head",
+    "check_one_step",
     "check_online_block",
     "check_previous_token",
     "check_projections",

@@ -13,6 +13,7 @@ from .. import defaults
 from ..bilateral import bilateral_head
 from ..core import softmax
 from ..head import gaussian_head
+from ..in_context import one_step_prediction
 from ..kernel import leave_one_out_scores
 from ..learning import attention_loss_and_grad, loo_loss_and_grad
 from ._verdicts import TIME_LIMIT, Exercise, as_result, documented, judge
@@ -127,3 +128,37 @@ BILATERAL = Exercise(
 def check_bilateral(function, *, rng=defaults.SEED, time_limit=TIME_LIMIT):
     r"""Check ``function(signal, positions, tau, tau_s)``, the bilateral head's weights (n, n)."""
     return judge(BILATERAL, function, rng, time_limit)
+
+
+def _step_cases(rng):
+    return [(rng.normal(size=(n, d)), rng.normal(size=n), rng.normal(size=d), eta)
+            for n, d, eta in ((7, 3, 0.5), (12, 2, 0.8), (5, 4, 1.3))]
+
+
+def _step_faults(P, y, p, eta):
+    right = one_step_prediction(P, y, p, eta)
+    return [
+        ("a scale: the loss's 1/N makes the step a mean over the N examples.", right * y.size),
+        ("a sign: the step goes against the gradient, which is -mean(y_j p_j).", -right),
+        ("a missing query: the prediction is phi_1 . p, p the query's input.",
+         eta * np.mean(y * np.sum(P * P, axis=1))),
+        ("a factor 2: the loss's 1/2 cancels the 2 of the square's derivative.", right / 2),
+    ]
+
+
+ONE_STEP = Exercise(
+    name="one_step",
+    cases=_step_cases,
+    answer=lambda call, P, y, p, eta: as_result(call(P.copy(), y.copy(), p.copy(), eta), "one_step", (),
+                                                "one number"),
+    reference=lambda P, y, p, eta: np.asarray(one_step_prediction(P, y, p, eta)),
+    faults=_step_faults,
+    verified="the prediction of one step of gradient descent from 0",
+    fallback="the prediction differs: (eta / N) sum_j y_j (p_j . p).",
+)
+
+
+@documented
+def check_one_step(function, *, rng=defaults.SEED, time_limit=TIME_LIMIT):
+    r"""Check ``function(inputs, labels, query, eta)``, one step of gradient descent's prediction (a number)."""
+    return judge(ONE_STEP, function, rng, time_limit)

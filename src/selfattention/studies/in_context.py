@@ -1,0 +1,215 @@
+r"""Who learns best from ``N`` examples: regression prompts drawn at random, and each learner's error.
+
+Two kinds of task, each drawn with an explicit ``rng``:
+
+* linear (:func:`linear_tasks`): :math:`f(p) = p \cdot \varphi`, labels
+  :math:`s_j = f(p_j) + \sigma z_j`, with
+  :math:`\varphi` and the inputs :math:`p_{N+1}` standard normal in ``d`` dimensions;
+* smooth (:func:`sine_tasks`): the book's sine with a random amplitude
+  (uniform on [0.5, 1.5]) and phase (uniform on [0, 2 pi)), at positions uniform on :math:`[0, 1]`, each input
+  written ``[p, 1]`` so that a linear learner may fit a line with an
+  intercept (the constant cancels in a distance).
+
+The query's true label is the clean one. The learners, each over a batch
+of prompts: least squares (:func:`least_squares_batch`), one step of
+gradient descent (:func:`one_step_batch`), the softmax head that is
+Nadaraya-Watson regression (:func:`kernel_batch`), and a trained layer
+(:func:`~selfattention.in_context_training.layer_predictions`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import memory
+from .._validation import (
+    as_array,
+    as_count,
+    as_instance,
+    as_nonnegative_scalar,
+    as_rng,
+    as_temperatures,
+    finite_result,
+    naming,
+)
+from ..core import softmax
+from ..in_context_training import LayerFit, _as_batch, layer_predictions
+
+#: The chapter's linear tasks: inputs in DIMENSION coordinates, labels with noise NOISE.
+DIMENSION, NOISE = 5, 0.25
+#: The numbers of examples of the comparison, and the prompts drawn for each (validation and test alike).
+COUNTS, TASKS = (2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 40, 60, 80), 1000
+#: The step sizes searched for one step of gradient descent.
+ETAS = np.linspace(0.02, 1.5, 75)
+
+
+class Prompts(NamedTuple):
+    """``B`` prompts: inputs (B, N, d), labels (B, N), query (B, d), and the queries' clean labels, target (B,)."""
+
+    inputs: np.ndarray
+    labels: np.ndarray
+    query: np.ndarray
+    target: np.ndarray
+
+
+def _draws(tasks, examples, dimension, names="tasks, examples and dimension"):
+    B, N, d = as_count(tasks, "tasks"), as_count(examples, "examples"), as_count(dimension, "dimension")
+    memory.require(8 * 3 * B * (N + 1) * (d + 1), names, f"{B} prompts of {N} examples")
+    return B, N, d
+
+
+def linear_tasks(tasks, examples, dimension, *, noise=0.0, rng=None) -> Prompts:
+    r"""Prompts of random linear functions :math:`f(p) = p \cdot \varphi`, inputs in ``d`` dimensions."""
+    B, N, d = _draws(tasks, examples, dimension)
+    sigma, gen = as_nonnegative_scalar(noise, "noise"), as_rng(rng)
+    phi = gen.standard_normal((B, d))  # (B, d): one function per prompt
+    P = gen.standard_normal((B, N + 1, d))  # (B, N + 1, d): the examples, then the query
+    clean = np.einsum("bnd,bd->bn", P, phi)  # (B, N + 1)
+    return Prompts(P[:, :N], _noisy(clean[:, :N], sigma, gen), P[:, N], clean[:, N])
+
+
+def sine_tasks(tasks, examples, *, noise=0.0, rng=None) -> Prompts:
+    r"""Prompts of sines of random amplitude (uniform on [0.5, 1.5]) and phase (on [0, 2 pi)), inputs ``[p, 1]``."""
+    B, N, _ = _draws(tasks, examples, 2, "tasks and examples")
+    sigma, gen = as_nonnegative_scalar(noise, "noise"), as_rng(rng)
+    amplitude, phase = gen.uniform(0.5, 1.5, (B, 1)), gen.uniform(0.0, 2 * np.pi, (B, 1))
+    p = gen.uniform(0.0, 1.0, (B, N + 1))  # (B, N + 1): the examples, then the query
+    clean = amplitude * np.sin(2 * np.pi * p + phase)  # (B, N + 1)
+    P = np.stack([p, np.ones_like(p)], axis=2)  # (B, N + 1, 2): [p, 1]
+    return Prompts(P[:, :N], _noisy(clean[:, :N], sigma, gen), P[:, N], clean[:, N])
+
+
+def _noisy(clean, sigma: float, gen) -> np.ndarray:
+    """``clean`` plus standard normal noise of standard deviation ``sigma``, refused by name if it overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return finite_result(clean + sigma * gen.standard_normal(clean.shape), "noise: the labels overflow")
+
+
+def _checked(prompts) -> Prompts:
+    prompts = as_instance(prompts, "prompts", Prompts)
+    with naming("prompts", "inputs", "labels", "query", "target"):
+        return Prompts(*_as_batch(*prompts))
+
+
+def one_step_batch(prompts, etas) -> np.ndarray:
+    r"""One step of gradient descent from 0, :math:`\frac{\eta}{N} \sum_j s_j\, p_j \cdot p_{N+1}`, each :math:`\eta`.
+
+    Returns
+    -------
+    predictions : ndarray, shape (len(etas), B)
+    """
+    P, y, p, _ = _checked(prompts)
+    eta = as_temperatures(etas, "etas")  # (k,): positive
+    with np.errstate(over="ignore", invalid="ignore"):
+        unit = np.einsum("bn,bnd,bd->b", y, P, p) / y.shape[1]  # (B,): the step at eta = 1
+        return finite_result(eta[:, None] * unit[None, :], "prompts and etas: a prediction overflows")
+
+
+def least_squares_batch(prompts) -> np.ndarray:
+    r"""Least squares' predictions :math:`p_{N+1} \cdot \hat\varphi` (B,); the shortest :math:`\hat\varphi` if N < d."""
+    P, y, p, _ = _checked(prompts)
+    with np.errstate(over="ignore", invalid="ignore"):
+        phi = np.linalg.pinv(P) @ y[..., None]  # (B, d, 1)
+        return finite_result(np.einsum("bd,bd->b", p, phi[..., 0]), "prompts: a prediction overflows")
+
+
+def kernel_batch(prompts, temperatures) -> np.ndarray:
+    r"""The softmax head's prediction, :math:`\sum_j \operatorname{softmax}_j(-\lVert p_{N+1} - p_j \rVert^2/\tau) s_j`.
+
+    Returns
+    -------
+    predictions : ndarray, shape (len(temperatures), B)
+    """
+    P, y, p, _ = _checked(prompts)
+    tau = as_temperatures(temperatures, "temperatures")
+    memory.require_matrix(len(tau), y.size, "temperatures and prompts")
+    with np.errstate(over="ignore", invalid="ignore"):
+        distance = finite_result(np.sum((P - p[:, None, :]) ** 2, axis=2), "prompts: a squared distance overflows")
+        gap = distance - distance.min(axis=1, keepdims=True)  # (B, N): the softmax ignores a shift; nearest 0
+        weights = softmax(-gap[None] / tau[:, None, None], axis=2)  # (k, B, N); an overflow to -inf is weight 0
+        return finite_result(np.einsum("kbn,bn->kb", weights, y), "prompts: a prediction overflows")
+
+
+def errors(predictions, prompts) -> np.ndarray:
+    """Mean squared error over the prompts of each row of ``predictions`` (k, B), against the clean labels."""
+    target = _checked(prompts).target
+    guesses = as_array(predictions, "predictions", ndim=2)
+    if guesses.shape[1] != target.size:
+        raise ValueError(f"predictions must have one column per prompt ({target.size}), got {guesses.shape}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        return finite_result(np.mean((guesses - target) ** 2, axis=1), "predictions and prompts: an error overflows")
+
+
+def error_curves(validation, test, etas, temperatures, fit=None) -> dict:
+    r"""Each learner's test error for one number of examples, its knob chosen on the validation prompts.
+
+    Parameters
+    ----------
+    validation, test : Prompts
+        Drawn alike; the best :math:`\eta` and :math:`\tau` are those of least validation error.
+    etas, temperatures : array_like, shape (k,)
+        The candidates.
+    fit : LayerFit, optional
+        A trained layer, tested as it is.
+
+    Returns
+    -------
+    dict
+        ``"least squares"``, ``"one step"``, ``"softmax head"`` (and ``"trained layer"``): test errors;
+        ``"eta"`` and ``"tau"``: the knobs chosen.
+    """
+    with naming("validation", "prompts"):
+        validation = _checked(validation)
+    with naming("test", "prompts"):
+        test = _checked(test)
+    with naming("validation and etas", "prompts", "predictions"):  # a large eta overflows an error
+        eta = as_temperatures(etas, "etas")[np.argmin(errors(one_step_batch(validation, etas), validation))]
+    with naming("validation and temperatures", "prompts", "predictions"):
+        tau = as_temperatures(temperatures, "temperatures")[
+            np.argmin(errors(kernel_batch(validation, temperatures), validation))]
+    with naming("test", "prompts", "predictions", "inputs", "W_QK and w_V"):
+        out = {"least squares": errors(least_squares_batch(test)[None], test)[0],
+               "one step": errors(one_step_batch(test, [eta]), test)[0],
+               "softmax head": errors(kernel_batch(test, [tau]), test)[0], "eta": eta, "tau": tau}
+        if fit is not None:
+            layer = as_instance(fit, "fit", LayerFit)
+            out["trained layer"] = errors(layer_predictions(layer.W_QK, layer.w_V, *test[:3])[None], test)[0]
+    return out
+
+
+def one_step_risk(eta, examples, dimension, noise) -> float:
+    r"""The expected error of one step on linear tasks (standard normal :math:`\varphi` and inputs).
+
+    .. math:: \mathbb E\big[(\hat f(p_{N+1}) - f(p_{N+1}))^2\big]
+        = \eta^2 d\, \frac{N + d + 1 + \sigma^2}{N} - 2 \eta d + d
+    """
+    step = np.float64(as_nonnegative_scalar(eta, "eta"))  # a numpy float: its overflow is inf, not an exception
+    N, d, sigma = _sizes(examples, dimension, noise)
+    with np.errstate(over="ignore", invalid="ignore"):
+        risk = step**2 * d * ((N + d + 1) / N + sigma**2 / N) - 2 * step * d + d
+    return float(finite_result(risk, "eta, examples, dimension and noise: the error overflows"))
+
+
+def best_one_step(examples, dimension, noise):
+    r"""The step that minimises :func:`one_step_risk`, :math:`\eta^* = N / (N + d + 1 + \sigma^2)`, and its error."""
+    N, d, sigma = _sizes(examples, dimension, noise)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = finite_result(N + d + 1 + sigma**2, "noise: N + d + 1 + sigma**2 overflows")
+        risk = finite_result(d * (d + 1 + sigma**2) / total, "dimension and noise: the error overflows")
+        return N / total, float(risk)
+
+
+def _sizes(examples, dimension, noise):
+    sigma = np.float64(as_nonnegative_scalar(noise, "noise"))  # a numpy float: sigma**2 overflows to inf
+    return as_count(examples, "examples"), as_count(dimension, "dimension"), sigma
+
+
+def least_squares_risk(examples, dimension, noise) -> float:
+    r"""The expected error of least squares on linear tasks, :math:`\sigma^2 d / (N - d - 1)`, for ``N >= d + 2``."""
+    N, d, sigma = _sizes(examples, dimension, noise)
+    if N < d + 2:
+        raise ValueError(f"examples must be at least dimension + 2 = {d + 2} for a finite error, got {N}")
+    with np.errstate(over="ignore"):
+        return float(finite_result(sigma**2 * d / (N - d - 1), "noise: the error overflows"))
