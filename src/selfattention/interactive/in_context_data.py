@@ -26,7 +26,15 @@ import json
 import numpy as np
 
 from .. import defaults, in_context
-from .._validation import as_array, as_count, as_entries, as_positive_scalar, as_temperature, same_length
+from .._validation import (
+    as_array,
+    as_count,
+    as_entries,
+    as_positive_scalar,
+    as_temperature,
+    naming,
+    same_length,
+)
 from ..studies import in_context as study
 
 #: The examples of the starting prompt, and the most and fewest the reader may hold.
@@ -136,11 +144,13 @@ def explorer_curves(inputs, labels, queries, temperature, eta) -> dict:
     y = as_array(labels, "labels", ndim=1)
     same_length(p, y, "inputs", "labels")
     grid = as_array(queries, "queries", ndim=1)
+    tau, step = as_temperature(temperature, "temperature"), as_positive_scalar(eta, "eta")
     P = np.column_stack([p, np.ones_like(p)])  # (N, 2): [p_j, 1]
     Q = np.column_stack([grid, np.ones_like(grid)])  # (m, 2)
-    return {"softmax head": np.array([in_context.kernel_head(P, y, q, temperature)[0] for q in Q]),
-            "one step": np.array([in_context.one_step_prediction(P, y, q, eta) for q in Q]),
-            "least squares": np.array([in_context.least_squares_prediction(P, y, q) for q in Q])}
+    with naming("queries", "query"):  # the package's functions take one query at a time
+        return {"softmax head": np.array([in_context.kernel_head(P, y, q, tau)[0] for q in Q]),
+                "one step": np.array([in_context.one_step_prediction(P, y, q, step) for q in Q]),
+                "least squares": np.array([in_context.least_squares_prediction(P, y, q) for q in Q])}
 
 
 def fallback_panel(data) -> dict:
