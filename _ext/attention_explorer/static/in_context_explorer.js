@@ -189,15 +189,16 @@
       if (k >= 0) this.handles.children[k].focus();
     }
 
+    /** Example k removed; if the keyboard was on an example, it goes to the one now at k (or the last). */
     remove(k) {
       if (this.exInputs.length <= this.data.min_examples || k < 0 || k >= this.exInputs.length) return;
+      const focused = this.handles.contains(document.activeElement);
       this.exInputs.splice(k, 1);
       this.exLabels.splice(k, 1);
       this.selected = -1;
       this.syncHandles();
       this.schedule();
-      const next = this.handles.children[Math.min(k, this.exInputs.length - 1)];
-      if (next && this.handles.contains(document.activeElement)) { next.focus(); }
+      if (focused) this.handles.children[Math.min(k, this.exInputs.length - 1)].focus();
     }
 
     removeSelected() { this.remove(this.selected); }
