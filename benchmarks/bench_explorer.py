@@ -24,6 +24,12 @@ slider sweeps its range at the layer's starting temperature. Medians (and
 The induction circuit's explorer of "Heads that work together" is timed the
 same way on a sequence of its most letters (64): its margin slider sweeps its
 range, and the knock-out switch is toggled; the goal is the same.
+
+So is the in-context explorer of "Heads that learn while they read", on a
+prompt of its most examples (64), its three learners at 201 queries: its
+temperature slider sweeps its range, its step size slider too, and an example
+is moved by its handle (arrow keys, the path a drag takes: the example moves,
+the next frame redraws); the goal is the same for each.
 """
 
 from __future__ import annotations
@@ -110,6 +116,56 @@ CIRCUIT = "async ([count]) => {\n" + TIMED + """
 }"""
 
 
+IN_CONTEXT = "async ([what, count]) => {\n" + TIMED + """
+  const root = document.querySelector('[data-attention-explorer]');
+  const api = root.attentionExplorer;
+  const inputs = Array.from({length: api.data.max_examples}, (_, k) => k / (api.data.max_examples - 1));
+  api.setParams({inputs, labels: inputs.map((p) => Math.sin(7 * p)), tau: api.data.temperature, eta: api.data.eta});
+  const slider = root.querySelector(`input[id$='-${what}']`);
+  const handle = root.querySelectorAll('.ae-ic-point')[20];
+  const out = [];
+  for (let k = 0; k < count; k++) {
+    const frac = (k % 2 ? k : count - k) / count;
+    await new Promise((r) => setTimeout(r, (k * 7) % 17));
+    out.push(await timed(root, () => {
+      if (what === 'example') {
+        const key = ['ArrowUp', 'ArrowRight', 'ArrowDown', 'ArrowLeft'][k % 4];
+        handle.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true}));
+        return;
+      }
+      const lo = Number(slider.min), hi = Number(slider.max), step = Number(slider.step || 1);
+      slider.value = String(lo + Math.round(frac * (hi - lo) / step) * step);
+      slider.dispatchEvent(new Event('input', {bubbles: true}));
+    }));
+  }
+  return out;
+}"""
+
+
+def write_in_context_page(directory: Path) -> None:
+    """A bare page holding the in-context explorer, with the extension's assets (its script after the shared one)."""
+    from selfattention.interactive.in_context_data import explorer_json
+
+    script = ext.LAYER_JS_FILES["in-context"]
+    shutil.copy(ext.STATIC / script, directory / script)
+    body = ext.render_open("attention-explorer-1", explorer_json(), "in-context") + ext.render_close("in-context")
+    (directory / "in-context.html").write_text(
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<link rel='stylesheet' href='{ext.CSS_FILE}'><script defer src='{ext.JS_FILE}'></script>"
+        f"<script defer src='{script}'></script></head>"
+        f"<body style='margin:0 auto;max-width:46rem;font-family:sans-serif'>{body}</body></html>"
+    )
+
+
+def measure_in_context(url: str) -> dict:
+    results = {}
+    with explorer_page(url) as page:
+        for what in ("tau", "eta", "example"):
+            page.evaluate(IN_CONTEXT, [what, 10])  # warm up the JIT
+            results[what] = page.evaluate(IN_CONTEXT, [what, CHANGES])
+    return results
+
+
 def write_circuit_page(directory: Path) -> None:
     """A bare page holding the induction circuit's explorer, with the extension's own assets."""
     from selfattention.interactive.circuit_data import circuit_json
@@ -190,11 +246,13 @@ def main() -> str:
         for layer, _ in KINDS.values():
             write_page(Path(tmp), layer)
         write_circuit_page(Path(tmp))
+        write_in_context_page(Path(tmp))
         server = StaticServer(Path(tmp))
         try:
             for page, (layer, keys) in KINDS.items():
                 results[page] = measure(f"{server.url}/{page}.html", sizes, keys, best=layer is None)
             circuit = measure_circuit(f"{server.url}/circuit.html")
+            in_context = measure_in_context(f"{server.url}/in-context.html")
         finally:
             server.stop()
     lines = [
@@ -229,6 +287,15 @@ def main() -> str:
                  f"tenth change) | {redraw[0]:.2f} ({redraw[1]:.2f}) | {latency[0]:.2f} ({latency[1]:.2f}) |")
     if redraw[0] >= TARGET_MS:
         missed.append(f"induction circuit, 64 letters: median redraw {redraw[0]:.2f} ms (goal < {TARGET_MS:.0f} ms)")
+    moved = {"tau": "τ (sweeps its range)", "eta": "η (sweeps its range)", "example": "an example moved (arrow keys)"}
+    for what, timings in in_context.items():
+        redraw = stats([t["redraw"] for t in timings])
+        latency = stats([t["latency"] for t in timings])
+        lines.append(f"| in-context | 64 examples, 201 queries | {moved[what]} | {redraw[0]:.2f} ({redraw[1]:.2f}) "
+                     f"| {latency[0]:.2f} ({latency[1]:.2f}) |")
+        if redraw[0] >= TARGET_MS:
+            missed.append(f"in-context, 64 examples, {what}: median redraw {redraw[0]:.2f} ms "
+                          f"(goal < {TARGET_MS:.0f} ms)")
     best = ", ".join(f"{statistics.median(results['index'][n, 'best']):.0f} ms at N = {n}" for n in sizes)
     lines += ["", f"The best-τ button (leave-one-out over {len(DEFAULT_CANDIDATES)} candidates), median: {best}."]
     worst = max(stats([t["redraw"] for t in timings])[0]

@@ -468,10 +468,12 @@ def calls() -> tuple[Call, ...]:
     from public_api_circuits import circuit_calls
     from public_api_cost import cost_calls
     from public_api_in_context import in_context_calls
+    from public_api_in_context_explorer import in_context_explorer_calls
     from public_api_learning import learning_calls
     from public_api_positions import positions_calls
 
-    return (*_calls(), *learning_calls(), *positions_calls(), *cost_calls(), *circuit_calls(), *in_context_calls())
+    return (*_calls(), *learning_calls(), *positions_calls(), *cost_calls(), *circuit_calls(), *in_context_calls(),
+            *in_context_explorer_calls())
 
 
 def public_callables() -> set[str]:

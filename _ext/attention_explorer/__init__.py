@@ -27,6 +27,13 @@ Usage in a MyST page::
     :margin: 8
     ```
 
+    ```{attention-explorer}
+    :layer: in-context
+    :examples: 16
+    :temperature: 0.01
+    :eta: 1
+    ```
+
 The options set the starting sliders (the book's defaults from
 ``selfattention.defaults`` when omitted); ``layer`` chooses a layer of several
 heads instead of the one head (``derivative``: heads at offsets +delta and
@@ -37,7 +44,12 @@ shared one, whose parts it uses through ``window.AttentionExplorerKit``), or
 ``induction``: chapter 12's hand-built circuit of two layers on a sequence of
 letters (its data from
 :func:`selfattention.interactive.circuit_data.circuit_json`, its picture
-``selfattention.figures.induction.plot_layers``). At build time the directive embeds,
+``selfattention.figures.induction.plot_layers``), or ``in-context``: the
+examples of a prompt in one input, which the reader drags, and three
+learners' predictions against the query's input (its script
+``in_context_explorer.js``, its data from
+:func:`selfattention.interactive.in_context_data.explorer_data`, its picture
+``selfattention.figures.in_context.plot_prompts``). At build time the directive embeds,
 as JSON, the data of :func:`selfattention.interactive.explorer_data.explorer_data`
 (settings, slider ranges, the book's unit noise draws, the leave-one-out
 candidate temperatures) or of ``layer_data``, and a PNG of
@@ -111,7 +123,7 @@ from sphinx.util.docutils import SphinxDirective
 STATIC = Path(__file__).parent / "static"
 JS_FILE = "attention_explorer.js"
 #: The scripts of the explorers written in files of their own, by layer (loaded after :data:`JS_FILE`).
-LAYER_JS_FILES = {"cost": "cost_explorer.js"}
+LAYER_JS_FILES = {"cost": "cost_explorer.js", "in-context": "in_context_explorer.js"}
 CSS_FILE = "attention_explorer.css"
 FALLBACK_ALT = {
     None: "Static picture of the explorer at its starting settings. Left, a dashed sine, "
@@ -127,14 +139,19 @@ FALLBACK_ALT = {
     "induction": "Static picture of the explorer at its starting settings: two square heat maps with the letters "
     "of the sequence along both axes. Left, the first layer: one bright cell per row, just left of the diagonal. "
     "Right, the second layer: in the repeat, one bright cell per row on a stripe half a sequence to the left.",
+    "in-context": "Static picture of the explorer at its starting settings: the examples of a prompt as grey dots, "
+    "scattered around a low wave, and three predictions against the query's input: the softmax head, a wiggly curve "
+    "that follows the dots, and two straight lines, one step of gradient descent and least squares (dashed).",
 }
 #: The caption of the static picture, by layer.
 FALLBACK_CAPTION = {None: "The engineered attention head", "derivative": "The derivative layer of two heads",
                     "cost": "The exact head and the head of random features",
-                    "induction": "The two layers of the hand-built induction circuit"}
+                    "induction": "The two layers of the hand-built induction circuit",
+                    "in-context": "The three learners on the starting prompt"}
 #: The options each kind of explorer takes (None: the one head).
 LAYER_OPTIONS = {None: ("n", "sigma", "temperature"), "derivative": ("n", "sigma", "temperature", "offset"),
-                 "cost": ("n", "features"), "induction": ("text", "margin")}
+                 "cost": ("n", "features"), "induction": ("text", "margin"),
+                 "in-context": ("examples", "temperature", "eta")}
 
 
 class attention_explorer(nodes.General, nodes.Element):
@@ -154,6 +171,8 @@ class AttentionExplorer(SphinxDirective):
         "features": directives.positive_int,
         "text": directives.unchanged_required,
         "margin": float,
+        "examples": directives.positive_int,
+        "eta": float,
     }
 
     def run(self):
@@ -167,6 +186,8 @@ class AttentionExplorer(SphinxDirective):
                              f"{'layer: ' + layer if layer else 'the one head'} (it takes {', '.join(keys)})")
         if layer == "induction":
             return self.run_circuit()
+        if layer == "in-context":
+            return self.run_in_context()
         kwargs = {key: self.options.get(key) for key in keys}
         if layer == "cost":
             kwargs["count"] = kwargs.pop("features")
@@ -180,6 +201,26 @@ class AttentionExplorer(SphinxDirective):
         node += nodes.image(uri="/" + os.path.relpath(png, self.env.srcdir), alt=FALLBACK_ALT[layer])
         self.set_source_info(node)
         return [node]
+
+    def run_in_context(self):
+        """The in-context explorer (``layer: in-context``): its data and its static picture."""
+        from selfattention.interactive.in_context_data import explorer_json as in_context_json
+
+        kwargs = {key: self.options[key] for key in LAYER_OPTIONS["in-context"] if key in self.options}
+        try:
+            data_json = in_context_json(**kwargs)
+        except ValueError as exc:
+            raise self.error(f"attention-explorer: {exc}") from exc
+        return [self.explorer_node(data_json, "in-context")]
+
+    def explorer_node(self, data_json: str, layer: str):
+        """The explorer's node of ``layer`` holding ``data_json``, with its static picture."""
+        serial = self.env.new_serialno("attention-explorer")
+        node = attention_explorer(ids=[f"attention-explorer-{serial}"], data_json=data_json, layer=layer)
+        png = fallback_file(Path(self.env.app.outdir).parent / "attention_explorer", data_json)
+        node += nodes.image(uri="/" + os.path.relpath(png, self.env.srcdir), alt=FALLBACK_ALT[layer])
+        self.set_source_info(node)
+        return node
 
     def run_circuit(self):
         """The induction circuit's explorer (``layer: induction``): its data and its static picture."""
@@ -209,6 +250,11 @@ def fallback_png(data_json: str) -> bytes:
     from selfattention.interactive.explorer_data import cost_series, fallback_series, layer_series
 
     data = json.loads(data_json)
+    if data.get("layer") == "in-context":
+        from selfattention.figures.in_context import plot_prompts
+        from selfattention.interactive.in_context_data import fallback_panel
+
+        return plot_prompts([fallback_panel(data)])._repr_png_()
     if data.get("layer") == "induction":
         from selfattention.figures.induction import plot_layers
         from selfattention.interactive.circuit_data import circuit_labels, circuit_run

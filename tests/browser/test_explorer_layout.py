@@ -161,7 +161,7 @@ def pages_with_sliders(browser, pages_server, site_dir) -> dict[str, dict]:
 
 
 def test_every_slider_is_in_an_explorer_with_the_layout(pages_with_sliders):
-    assert {"book/smoothing.html", "book/many-heads.html"} <= set(pages_with_sliders)
+    assert {"book/smoothing.html", "book/many-heads.html", "book/in-context.html"} <= set(pages_with_sliders)
     problems = {path: found for path, found in pages_with_sliders.items() if found["stray"] or found["without"]}
     assert problems == {}, "sliders outside an .ae-stage with an .ae-main, or explorers without one stage"
 
