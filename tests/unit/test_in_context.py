@@ -202,6 +202,7 @@ def test_the_risk_formulas_match_a_monte_carlo(n, eta):
     least = np.mean((study.least_squares_batch(b) - b.target) ** 2)
     assert abs(least / study.least_squares_risk(n, d, sigma) - 1) < 0.1  # heavier-tailed: 10 %
     best, risk = study.best_one_step(n, d, sigma)
+    assert type(best) is float and type(risk) is float  # Python floats: a glued np.float64 cannot be formatted
     assert risk == pytest.approx(study.one_step_risk(best, n, d, sigma), rel=1e-12)
     assert study.one_step_risk(best * 1.01, n, d, sigma) > risk < study.one_step_risk(best * 0.99, n, d, sigma)
 

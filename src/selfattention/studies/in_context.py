@@ -198,7 +198,7 @@ def best_one_step(examples, dimension, noise):
     with np.errstate(over="ignore", invalid="ignore"):
         total = finite_result(N + d + 1 + sigma**2, "noise: N + d + 1 + sigma**2 overflows")
         risk = finite_result(d * (d + 1 + sigma**2) / total, "dimension and noise: the error overflows")
-        return N / total, float(risk)
+        return float(N / total), float(risk)
 
 
 def _sizes(examples, dimension, noise):
