@@ -226,6 +226,7 @@ WRONG = {
         (lambda values, tol: int((values > tol).sum()), "largest value"),
         (lambda values, tol: int((values <= tol * values.max()).sum()), "sign"),
         (lambda values, tol: int((values > tol * values.sum()).sum()), "not the sum"),
+    ],
     checks.check_one_step: [
         (lambda P, y, p, eta: eta * np.sum(y * (P @ p)), "mean over the N"),
         (lambda P, y, p, eta: -eta * np.mean(y * (P @ p)), "sign"),
