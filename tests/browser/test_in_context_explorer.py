@@ -179,7 +179,7 @@ def test_the_keyboard_selects_moves_and_removes_examples(explorer):
     p = explorer.evaluate(f"{API}.params")
     assert p["inputs"][0] == pytest.approx(before["inputs"][0] + 0.02, abs=1e-12)
     assert p["labels"][0] == pytest.approx(before["labels"][0] + 0.05 - 0.5, abs=1e-12)
-    assert first.get_attribute("aria-valuetext") == f"input p = {p['inputs'][0]:.2f}, label y = {p['labels'][0]:.2f}"
+    assert first.get_attribute("aria-valuetext") == f"input p = {p['inputs'][0]:.2f}, label s = {p['labels'][0]:.2f}"
     check(explorer)
     first.press("Delete")
     explorer.wait_for_timeout(50)

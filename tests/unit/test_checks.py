@@ -229,8 +229,8 @@ WRONG = {
     ],
     checks.check_one_step: [
         (lambda P, y, p, eta: eta * np.sum(y * (P @ p)), "mean over the N"),
-        (lambda P, y, p, eta: -eta * np.mean(y * (P @ p)), "sign"),
-        (lambda P, y, p, eta: eta * np.mean(y * np.sum(P * P, axis=1)), "query"),
+        (lambda P, y, p, eta: -eta * np.mean(y * (P @ p)), "-mean(s_j p_j)"),  # the chapter's label s_j
+        (lambda P, y, p, eta: eta * np.mean(y * np.sum(P * P, axis=1)), "phi_1 . p_{N+1}"),  # and query p_{N+1}
         (lambda P, y, p, eta: eta * np.mean(y * (P @ p)) / 2, "factor 2"),
     ],
 }
@@ -336,6 +336,12 @@ def test_bad_input_gets_one_line_naming_the_problem(check, capsys):
     for kwargs, words in (({"rng": -1}, "rng"), ({"rng": "seed"}, "rng"), ({"time_limit": 0}, "time_limit")):
         verdict = check(right, **kwargs)
         assert not verdict and words in one_line(capsys, verdict)
+
+
+def test_the_one_step_check_writes_the_chapters_symbols(capsys):
+    """A wrong step no hint names gets the formula, in the chapter's letters: labels s_j, the query's input p_{N+1}."""
+    message = one_line(capsys, checks.check_one_step(lambda P, y, p, eta: eta * np.mean(y * (P @ p)) + 0.3))
+    assert message == "Not right: the prediction differs: (eta / N) sum_j s_j (p_j . p_{N+1})."
 
 
 def test_a_function_left_with_its_dots_is_not_written_yet(capsys):

@@ -29,3 +29,10 @@ def test_the_static_picture_is_a_png_of_the_starting_prompt():
     png = ext.fallback_png(icd.explorer_json(examples=5))
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     assert png != ext.fallback_png(icd.explorer_json(examples=6)), "drawn from the prompt"
+
+
+def test_the_script_says_the_labels_with_the_chapters_letter():
+    """Each example's value, read to a screen reader, names its label s, the chapter's letter (not y)."""
+    script = (ext.STATIC / ext.LAYER_JS_FILES["in-context"]).read_text()
+    assert "`input p = ${p.toFixed(2)}, label s = ${y.toFixed(2)}`" in script
+    assert "label y" not in script and "y_j" not in script

@@ -1,5 +1,5 @@
 /*
- * The in-context explorer of "Heads that learn while they read": a prompt of examples (p_j, y_j) that the
+ * The in-context explorer of "Heads that learn while they read": a prompt of examples (p_j, s_j) that the
  * reader drags, and three learners' predictions for every query input p, computed in the reader's browser
  * with no live session (no Python).
  *
@@ -8,10 +8,10 @@
  * sliders of attention_explorer.js, which the page loads first, through window.AttentionExplorerKit.
  *
  * The math, in the package's words (selfattention.in_context), each input written [p_j, 1]:
- *   softmax head  sum_j softmax_j(-(p - p_j)^2 / tau) y_j                  kernel_head
- *   one step      eta / N sum_j y_j (p_j p + 1)                           one_step_prediction
+ *   softmax head  sum_j softmax_j(-(p - p_j)^2 / tau) s_j                  kernel_head
+ *   one step      eta / N sum_j s_j (p_j p + 1)                           one_step_prediction
  *   least squares the line p phi_1 + phi_2 of least squared error            least_squares_prediction
- *                 (all inputs equal: the shortest phi, [p_1, 1] mean(y) / (p_1^2 + 1))
+ *                 (all inputs equal: the shortest phi, [p_1, 1] mean(s) / (p_1^2 + 1))
  * at each query input of data.queries.
  *
  * The examples: drag one (mouse, pen or touch: pointer events; only the examples' handles stop the page
@@ -55,7 +55,7 @@
     return num / den;
   }
 
-  /** One step of gradient descent from 0: eta times the mean of y_j ([p_j, 1] . [q, 1]). */
+  /** One step of gradient descent from 0: eta times the mean of s_j ([p_j, 1] . [q, 1]). */
   function oneStep(p, y, q, eta) {
     let sum = 0;
     for (let j = 0; j < p.length; j++) sum += y[j] * (p[j] * q + 1);
@@ -68,7 +68,7 @@
     let pm = 0, ym = 0;
     for (let j = 0; j < N; j++) { pm += p[j]; ym += y[j]; }
     pm /= N; ym /= N;
-    if (p.every((v) => v === p[0])) {  // rank 1: phi = [p_1, 1] mean(y) / (p_1^2 + 1)
+    if (p.every((v) => v === p[0])) {  // rank 1: phi = [p_1, 1] mean(s) / (p_1^2 + 1)
       const c = ym / (p[0] * p[0] + 1);
       return { slope: c * p[0], intercept: c };
     }
@@ -259,7 +259,7 @@
       const p = this.exInputs[k], y = this.exLabels[k];
       h.setAttribute("aria-label", `Example ${k + 1} of ${N}`);
       h.setAttribute("aria-valuenow", String(y));
-      h.setAttribute("aria-valuetext", `input p = ${p.toFixed(2)}, label y = ${y.toFixed(2)}`);
+      h.setAttribute("aria-valuetext", `input p = ${p.toFixed(2)}, label s = ${y.toFixed(2)}`);
       const { x, yPx } = this.toCss(p, y);
       h.style.left = `${x}px`;
       h.style.top = `${yPx}px`;

@@ -139,8 +139,8 @@ def _step_faults(P, y, p, eta):
     right = one_step_prediction(P, y, p, eta)
     return [
         ("a scale: the loss's 1/N makes the step a mean over the N examples.", right * y.size),
-        ("a sign: the step goes against the gradient, which is -mean(y_j p_j).", -right),
-        ("a missing query: the prediction is phi_1 . p, p the query's input.",
+        ("a sign: the step goes against the gradient, which is -mean(s_j p_j).", -right),
+        ("a missing query: the prediction is phi_1 . p_{N+1}.",
          eta * np.mean(y * np.sum(P * P, axis=1))),
         ("a factor 2: the loss's 1/2 cancels the 2 of the square's derivative.", right / 2),
     ]
@@ -154,7 +154,7 @@ ONE_STEP = Exercise(
     reference=lambda P, y, p, eta: np.asarray(one_step_prediction(P, y, p, eta)),
     faults=_step_faults,
     verified="the prediction of one step of gradient descent from 0",
-    fallback="the prediction differs: (eta / N) sum_j y_j (p_j . p).",
+    fallback="the prediction differs: (eta / N) sum_j s_j (p_j . p_{N+1}).",
 )
 
 

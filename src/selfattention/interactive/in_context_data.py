@@ -2,15 +2,15 @@ r"""The data of the in-context explorer of "Heads that learn while they read", e
 
 The explorer (``in_context_explorer.js``, kind ``in-context`` of the
 ``attention-explorer`` directive) holds a prompt of examples
-:math:`(p_j, y_j)` with one input :math:`p_j \in [0, 1]`, each written
+:math:`(p_j, s_j)` with one input :math:`p_j \in [0, 1]`, each written
 :math:`[p_j, 1]` as the chapter's sine prompts are, and the reader drags
 them. At every query input :math:`p` of a grid it recomputes, in the
 reader's browser and with no kernel, the three learners of
 :mod:`selfattention.in_context`:
 
-* the softmax head, :math:`\sum_j \operatorname{softmax}_j(-(p - p_j)^2 / \tau)\, y_j`
+* the softmax head, :math:`\sum_j \operatorname{softmax}_j(-(p - p_j)^2 / \tau)\, s_j`
   (:func:`~selfattention.in_context.kernel_head`);
-* one step of gradient descent, :math:`\frac{\eta}{N} \sum_j y_j (p_j p + 1)`
+* one step of gradient descent, :math:`\frac{\eta}{N} \sum_j s_j (p_j p + 1)`
   (:func:`~selfattention.in_context.one_step_prediction`);
 * least squares' line (:func:`~selfattention.in_context.least_squares_prediction`).
 
@@ -69,7 +69,7 @@ def start_prompt(examples=EXAMPLES, *, rng=defaults.SEED):
     Returns
     -------
     inputs, labels : ndarray, shape (N,) each
-        The examples' :math:`p_j` and :math:`y_j`, labels clipped to :data:`LABEL_RANGE`.
+        The examples' :math:`p_j` and :math:`s_j`, labels clipped to :data:`LABEL_RANGE`.
     """
     N = as_count(examples, "examples", minimum=MIN_EXAMPLES, maximum=MAX_EXAMPLES)
     prompts = study.sine_tasks(1, N, noise=study.NOISE, rng=rng)
@@ -129,7 +129,7 @@ def explorer_curves(inputs, labels, queries, temperature, eta) -> dict:
     Parameters
     ----------
     inputs, labels : array_like, shape (N,) each
-        The examples :math:`p_j` (written :math:`[p_j, 1]`) and :math:`y_j`.
+        The examples :math:`p_j` (written :math:`[p_j, 1]`) and :math:`s_j`.
     queries : array_like, shape (m,)
         The query inputs :math:`p`.
     temperature, eta : float
