@@ -90,6 +90,8 @@ NO_USER_DATA = {
     "selfattention.studies.induction.Tracked": "a dataclass of results, checked where it is made",
     "selfattention.in_context_training.LayerFit": "a named tuple of results, checked where it is used",
     "selfattention.studies.in_context.Prompts": "a named tuple of prompts, checked where it is used",
+    "selfattention.studies.in_context_risks.sine_zero_error": "no arguments",
+    "selfattention.studies.in_context_risks.sine_line_error": "no arguments",
     **{f"{check.__module__}.{check.__qualname__}": "a check of a code exercise: its argument is the reader's "
        "function, and bad input gets a one-line verdict, not an error (tests/unit/test_checks.py)"
        for check in CHECKS},

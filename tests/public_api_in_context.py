@@ -1,7 +1,7 @@
 """The audit's entries (:class:`public_api.Call`) for the heads that learn from a prompt.
 
 :mod:`selfattention.in_context`, :mod:`selfattention.in_context_training`,
-:mod:`selfattention.in_context_symbolic`, the study and the figures of the
+:mod:`selfattention.in_context_symbolic`, the study, its risks and the figures of the
 chapter "Heads that learn while they read". Kinds as in :mod:`public_api`;
 each valid call is small (prompts of four examples in two dimensions).
 """
@@ -14,6 +14,7 @@ from public_api import Call
 from selfattention import in_context, in_context_symbolic, in_context_training
 from selfattention.figures import in_context as figures
 from selfattention.studies import in_context as study
+from selfattention.studies import in_context_risks as risks
 
 #: One prompt of four examples in two dimensions, and its query.
 INPUTS = np.array([[0.5, -1.0], [1.2, 0.3], [-0.7, 0.8], [0.1, 0.4]])
@@ -55,6 +56,8 @@ def in_context_calls() -> list[Call]:
              {"inputs": INPUTS, "labels": LABELS, "eta": 0.5, "steps": 3},
              {"inputs": a, "labels": a, "eta": "positive", "steps": "count"}),
         Call("in_context.least_squares_prediction", in_context.least_squares_prediction, prompt, prompt_kinds),
+        Call("in_context.step_factors", in_context.step_factors, {"inputs": INPUTS, "eta": 0.5},
+             {"inputs": a, "eta": "positive"}),
         Call("in_context_symbolic.one_step_derivation", in_context_symbolic.one_step_derivation,
              {"examples": 2, "dimension": 1}, {"examples": "count", "dimension": "count"}, f),
         Call("in_context_training.layer_predictions", in_context_training.layer_predictions, {**layer, **batch},
@@ -77,17 +80,26 @@ def in_context_calls() -> list[Call]:
              {"prompts": "instance"}),
         Call("studies.in_context.kernel_batch", study.kernel_batch, {"prompts": BATCH, "temperatures": [0.5, 1.0]},
              {"prompts": "instance", "temperatures": "temperatures"}),
+        Call("studies.in_context.squared_errors", study.squared_errors,
+             {"predictions": [[0.1, 0.2, 0.3]], "prompts": BATCH}, {"predictions": a, "prompts": "instance"}),
+        Call("studies.in_context.compare_errors", study.compare_errors,
+             {"first": [0.5, 2.0, 0.1], "second": [1.0, 1.0, 1.0], "top": 2},
+             {"first": a, "second": a, "top": "count"}),
+        Call("studies.in_context.wins_from", study.wins_from,
+             {"counts": [2, 3, 4], "first": [2.0, 0.5, 0.2], "second": [1.0, 1.0, 1.0]},
+             {"counts": "counts", "first": a, "second": a}),
         Call("studies.in_context.errors", study.errors, {"predictions": [[0.1, 0.2, 0.3]], "prompts": BATCH},
              {"predictions": a, "prompts": "instance"}),
         Call("studies.in_context.error_curves", study.error_curves, {"validation": BATCH, "test": BATCH,
              "etas": [0.5, 1.0], "temperatures": [0.5, 1.0], "fit": FIT},
              {"validation": "instance", "test": "instance", "etas": "temperatures", "temperatures": "temperatures",
               "fit": "instance"}),
-        Call("studies.in_context.one_step_risk", study.one_step_risk, {"eta": 0.5, "examples": 4, "dimension": 2,
+        Call("studies.in_context_risks.one_step_risk", risks.one_step_risk, {"eta": 0.5, "examples": 4, "dimension": 2,
              "noise": 0.1}, {"eta": "nonnegative", "examples": "count", "dimension": "count", "noise": "nonnegative"}),
-        Call("studies.in_context.best_one_step", study.best_one_step, {"examples": 4, "dimension": 2, "noise": 0.1},
+        Call("studies.in_context_risks.best_one_step", risks.best_one_step,
+             {"examples": 4, "dimension": 2, "noise": 0.1},
              {"examples": "count", "dimension": "count", "noise": "nonnegative"}),
-        Call("studies.in_context.least_squares_risk", study.least_squares_risk,
+        Call("studies.in_context_risks.least_squares_risk", risks.least_squares_risk,
              {"examples": 6, "dimension": 2, "noise": 0.1},
              {"examples": "count", "dimension": "count", "noise": "nonnegative"}),
         Call("figures.in_context.plot_prompts", figures.plot_prompts, {"panels": [panel]}, {"panels": "sequence"},

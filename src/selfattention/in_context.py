@@ -178,13 +178,13 @@ def linear_attention_layer(tokens, W_Q, W_K, W_V) -> np.ndarray:
     -------
     tokens : ndarray, shape (N + 1, d_model)
     """
-    X, W_Q, W_K, W_V = _as_layer(tokens, W_Q, W_K, W_V)
-    memory.require_matrix(X.shape[0], X.shape[0] - 1, "tokens")
-    examples = X[:-1]  # (N, d_model): the query is no key
+    stream, W_Q, W_K, W_V = _as_layer(tokens, W_Q, W_K, W_V)
+    memory.require_matrix(stream.shape[0], stream.shape[0] - 1, "tokens")
+    examples = stream[:-1]  # (N, d_model): the query is no key
     with np.errstate(over="ignore", invalid="ignore"):
-        scores = (X @ W_Q) @ (examples @ W_K).T  # (N + 1, N)
+        scores = (stream @ W_Q) @ (examples @ W_K).T  # (N + 1, N)
         update = scores @ (examples @ W_V) / len(examples)
-        return finite_result(X + update, _LAYER_OVERFLOW)
+        return finite_result(stream + update, _LAYER_OVERFLOW)
 
 
 #: What :func:`linear_attention_layer` says when its output leaves the double range.
@@ -211,14 +211,14 @@ def linear_stack_prediction(inputs, labels, query, eta, layers):
     tokens : ndarray, shape (N + 1, d + 1)
         The residual stream after them: the examples' labels are their residuals.
     """
-    X = prompt_tokens(inputs, labels, query)  # (N + 1, d + 1)
-    weights = gd_layer_weights(X.shape[1] - 1, eta)
+    stream = prompt_tokens(inputs, labels, query)  # (N + 1, d + 1)
+    projections = gd_layer_weights(stream.shape[1] - 1, eta)
     T = as_count(layers, "layers")
-    work.require_work(T * len(X) * (len(X) - 1), "layers", f"{T} layers of {len(X) - 1} keys")
+    work.require_work(T * len(stream) * (len(stream) - 1), "layers", f"{T} layers of {len(stream) - 1} keys")
     for _ in range(T):
         with naming("inputs, labels, query, eta and layers", "tokens"):  # the stream overflows
-            X = linear_attention_layer(X, *weights)
-    return float(-X[-1, -1]), X
+            stream = linear_attention_layer(stream, *projections)
+    return float(-stream[-1, -1]), stream
 
 
 def one_step_prediction(inputs, labels, query, eta) -> float:
@@ -251,6 +251,31 @@ def gradient_descent(inputs, labels, eta, steps) -> np.ndarray:
             gradient = (P @ phi[t] - y) @ P / len(y)  # (d,)
             phi[t + 1] = phi[t] - step * gradient
         return finite_result(phi, "inputs, labels and eta: gradient descent overflows")
+
+
+def step_factors(inputs, eta) -> np.ndarray:
+    r"""What one step of gradient descent multiplies the distance to least squares by, along each direction.
+
+    The loss :math:`L(\varphi)` is quadratic, its curvature :math:`\frac1N \sum_j p_j^\top p_j` (d, d). Along
+    an eigenvector of that matrix, of eigenvalue ``lam``, a step multiplies the distance of :math:`\varphi_t`
+    to a least-squares solution by ``1 - eta * lam``: the steps converge along it if that lies in
+    ``(-1, 1)``, that is ``lam < 2 / eta``; below ``-1`` each step overshoots by more than it corrects, and
+    the distance grows and flips sign at every step.
+
+    Returns
+    -------
+    factors : ndarray, shape (d,)
+        ``1 - eta * lam`` for each eigenvalue ``lam``, the smallest eigenvalue first.
+    """
+    P = as_array(inputs, "inputs", ndim=2)
+    if 0 in P.shape:
+        raise ValueError(f"inputs must hold at least one example of at least one coordinate, got shape {P.shape}")
+    step = as_positive_scalar(eta, "eta")
+    memory.require(8 * 2 * P.shape[1] ** 2, "inputs", f"the curvature of {P.shape[1]} coordinates")
+    scale = max(np.abs(P).max(), np.finfo(float).tiny)  # scaled so that P^T P cannot overflow
+    with np.errstate(over="ignore", invalid="ignore"):
+        curvature = (P / scale).T @ (P / scale) / len(P)  # (d, d), over scale**2
+        return finite_result(1 - step * scale**2 * np.linalg.eigvalsh(curvature), "inputs and eta: a factor overflows")
 
 
 def least_squares_prediction(inputs, labels, query) -> float:

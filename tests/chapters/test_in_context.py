@@ -14,6 +14,7 @@ from tolerances import rounding
 from selfattention import in_context as ic
 from selfattention import in_context_symbolic as ics
 from selfattention.studies import in_context as study
+from selfattention.studies import in_context_risks as risks
 
 STEM = "in-context"
 
@@ -168,9 +169,9 @@ def test_one_step_measures_its_expected_error(chapter):
     """One step at N = 20, against eta^2 d (N + d + 1 + sigma^2) / N - 2 eta d + d at its best eta (10 %)."""
     glued = chapter.glued
     assert abs(glued["ic-linear-one-step-train"] / glued["ic-one-step-theory"] - 1) < 0.1
-    eta, risk = study.best_one_step(20, study.DIMENSION, study.NOISE)
-    assert risk == study.one_step_risk(eta, 20, study.DIMENSION, study.NOISE) or \
-        abs(risk - study.one_step_risk(eta, 20, study.DIMENSION, study.NOISE)) < rounding(20, 20)
+    eta, risk = risks.best_one_step(20, study.DIMENSION, study.NOISE)
+    assert risk == risks.one_step_risk(eta, 20, study.DIMENSION, study.NOISE) or \
+        abs(risk - risks.one_step_risk(eta, 20, study.DIMENSION, study.NOISE)) < rounding(20, 20)
     assert abs(glued["ic-eta-chosen"] - eta) < 0.1  # the grid's step is 0.02; the validation draw moves it
 
 
@@ -191,7 +192,7 @@ def test_the_trained_layer_is_a_step_tuned_to_its_training_length(chapter):
     glued = chapter.glued
     assert glued["ic-linear-trained-layer-train"] < 1.05 * glued["ic-linear-one-step-train"]
     assert glued["ic-linear-trained-layer-two"] > 2 * glued["ic-linear-one-step-two"]
-    assert glued["ic-eta-two"] == study.best_one_step(2, study.DIMENSION, study.NOISE)[0] < 0.3
+    assert glued["ic-eta-two"] == risks.best_one_step(2, study.DIMENSION, study.NOISE)[0] < 0.3
 
 
 def test_the_softmax_head_is_behind_the_step_on_linear_tasks(chapter):

@@ -12,6 +12,7 @@ from selfattention import in_context as ic
 from selfattention import in_context_symbolic as ics
 from selfattention import in_context_training as ict
 from selfattention.studies import in_context as study
+from selfattention.studies import in_context_risks as risks
 
 
 def prompt(n=12, d=3, seed=0):
@@ -198,13 +199,127 @@ def test_the_risk_formulas_match_a_monte_carlo(n, eta):
     d, sigma = 3, 0.5
     b = study.linear_tasks(20000, n, d, noise=sigma, rng=n)
     one_step = np.mean((study.one_step_batch(b, [eta])[0] - b.target) ** 2)
-    assert abs(one_step / study.one_step_risk(eta, n, d, sigma) - 1) < 0.05
+    assert abs(one_step / risks.one_step_risk(eta, n, d, sigma) - 1) < 0.05
     least = np.mean((study.least_squares_batch(b) - b.target) ** 2)
-    assert abs(least / study.least_squares_risk(n, d, sigma) - 1) < 0.1  # heavier-tailed: 10 %
-    best, risk = study.best_one_step(n, d, sigma)
+    assert abs(least / risks.least_squares_risk(n, d, sigma) - 1) < 0.1  # heavier-tailed: 10 %
+    best, risk = risks.best_one_step(n, d, sigma)
     assert type(best) is float and type(risk) is float  # Python floats: a glued np.float64 cannot be formatted
-    assert risk == pytest.approx(study.one_step_risk(best, n, d, sigma), rel=1e-12)
-    assert study.one_step_risk(best * 1.01, n, d, sigma) > risk < study.one_step_risk(best * 0.99, n, d, sigma)
+    assert risk == pytest.approx(risks.one_step_risk(best, n, d, sigma), rel=1e-12)
+    assert risks.one_step_risk(best * 1.01, n, d, sigma) > risk < risks.one_step_risk(best * 0.99, n, d, sigma)
+
+
+def monte_carlo(values):
+    """The mean of ``values`` over their first axis and its standard error (valid when their variance is finite)."""
+    return np.mean(values, axis=0), np.std(values, axis=0, ddof=1) / np.sqrt(len(values))
+
+
+@pytest.mark.parametrize(("n", "d", "sigma"), [(2, 8, 1.0), (3, 9, 0.5), (2, 5, 0.0), (3, 5, 0.0)])
+def test_least_squares_with_fewer_examples_than_dimensions_matches_a_monte_carlo(n, d, sigma):
+    """(d - N) + sigma^2 N / (d - N - 1), within 5 standard errors of a mean over 40000 prompts.
+
+    The squared error's variance is finite when the inverse of the N x N matrix of dot products has a second
+    moment, d - N - 3 > 0 (as here; without noise always): the standard error of the sample is then a valid
+    measure, and 5 of them a bound a right formula passes but by chance once in millions.
+    """
+    b = study.linear_tasks(40000, n, d, noise=sigma, rng=n + d)
+    mean, se = monte_carlo((study.least_squares_batch(b) - b.target) ** 2)
+    expected = risks.least_squares_risk(n, d, sigma)
+    assert expected == (d - n) + sigma**2 * n / (d - n - 1)
+    assert abs(mean - expected) < 5 * se
+
+
+def test_least_squares_expected_error_is_infinite_within_one_of_d():
+    """d - 1 <= N <= d + 1 with noise: refused by name; without noise, d - N below d and 0 from d on."""
+    for n in (4, 5, 6):
+        with pytest.raises(ValueError, match=r"examples.*infinite"):
+            risks.least_squares_risk(n, 5, 0.25)
+        assert risks.least_squares_risk(n, 5, 0.0) == max(5 - n, 0)
+    assert risks.least_squares_risk(3, 5, 0.25) == 2 + 0.0625 * 3 and risks.least_squares_risk(7, 5, 0.25) == 0.0625 * 5
+
+
+def test_the_step_s_second_moments_are_those_its_risk_uses():
+    """E Sigma-hat = I and E Sigma-hat^2 = (N + d + 1) / N I, over 200000 prompts, within 5 standard errors.
+
+    Entries of Sigma-hat^2 are degree-4 polynomials of normal inputs: every moment is finite, so the sample's
+    standard error is valid. The traces pool the diagonal (a standard error of about 0.2 % of
+    d (N + d + 1) / N); 5 of them, over the traces and the 2 d^2 entries, a right formula fails by chance once in
+    millions.
+    """
+    n, d = 4, 3
+    P = study.linear_tasks(200000, n, d, rng=11).inputs  # (B, N, d)
+    S = np.einsum("bnr,bnc->brc", P, P) / n  # (B, d, d)
+    for moments, scale in ((S, 1.0), (S @ S, (n + d + 1) / n)):
+        mean, se = monte_carlo(moments)
+        assert np.all(np.abs(mean - scale * np.eye(d)) < 5 * se)
+        trace, trace_se = monte_carlo(np.trace(moments, axis1=1, axis2=2))
+        assert abs(trace - scale * d) < 5 * trace_se
+
+
+def test_each_step_multiplies_the_distance_to_least_squares_by_its_factors():
+    """Along each eigenvector of (1/N) sum_j p_j^T p_j, phi_{t+1} - phi_hat = (1 - eta lam) (phi_t - phi_hat)."""
+    P, y, _ = prompt(12, 3)
+    eta = 0.9
+    factors = ic.step_factors(P, eta)
+    lam, V = np.linalg.eigh(P.T @ P / len(P))
+    np.testing.assert_allclose(factors, 1 - eta * lam, rtol=0, atol=rounding(4 * 12, eta * lam.max()))
+    phi_hat = np.linalg.lstsq(P, y, rcond=None)[0]
+    phis = ic.gradient_descent(P, y, eta, 3)
+    for t in range(3):
+        scale = np.abs((phis[t] - phi_hat) @ V).max()
+        np.testing.assert_allclose((phis[t + 1] - phi_hat) @ V, factors * ((phis[t] - phi_hat) @ V), rtol=0,
+                                   atol=rounding(100, scale))  # a few hundred roundings of the distance's size
+    assert np.all(np.diff(factors) <= 0), "the smallest eigenvalue first"
+
+
+def test_the_errors_prompt_by_prompt_average_to_the_curves():
+    validation, test = study.linear_tasks(50, 6, 2, noise=0.1, rng=1), study.linear_tasks(50, 6, 2, noise=0.1, rng=2)
+    result = study.error_curves(validation, test, [0.3, 0.6], [0.5, 1.0])
+    for name, each in result["squared errors"].items():
+        assert each.shape == (50,) and result[name] == np.mean(each)
+    np.testing.assert_array_equal(result["squared errors"]["least squares"],
+                                  (study.least_squares_batch(test) - test.target) ** 2)
+
+
+def test_compare_errors_reads_the_typical_prompt_and_the_worst():
+    first, second = [1.0, 5.0, 0.1, 0.4, 2.0], [2.0, 2.0, 2.0, 0.3, 2.0]  # a tie last: not below
+    result = study.compare_errors(first, second)
+    assert result["medians"] == (1.0, 2.0)
+    assert result["first below"] == 0.4
+    assert result["top share"] == 5.0 / 8.5
+    assert study.compare_errors(first, second, top=2)["top share"] == 7.0 / 8.5
+    with pytest.raises(ValueError, match="first and second"):
+        study.compare_errors([-1.0, 1.0], [1.0, 1.0])
+
+
+def test_wins_from_is_the_first_count_of_a_lead_that_is_never_lost():
+    counts = [2, 3, 4, 5, 6]
+    assert study.wins_from(counts, [3, 1, 3, 1, 1], [2, 2, 2, 2, 2]) == 5  # ahead at 3, behind at 4, ahead from 5
+    assert study.wins_from(counts, [1] * 5, [2] * 5) == 2
+    with pytest.raises(ValueError, match="first must be below second"):
+        study.wins_from(counts, [1, 1, 1, 1, 3], [2] * 5)
+    with pytest.raises(ValueError, match="counts must increase"):
+        study.wins_from([2, 2, 3], [1] * 3, [2] * 3)
+
+
+def test_the_sines_baselines_match_their_definitions():
+    """Predicting 0, and each sine's best line, averaged by quadrature over amplitude, phase and input.
+
+    Gauss-Legendre with 8 nodes integrates the amplitude's square exactly; the phase is averaged at 64 equally
+    spaced points, exact for these trigonometric polynomials of degree 2 in it; and each sine's mean square and
+    best line are computed on a midpoint grid of 2048 inputs, whose error for these smooth functions is of the order
+    of (2 pi)^2 / (24 * 2048^2), below 1e-6.
+    """
+    nodes, weights = np.polynomial.legendre.leggauss(8)
+    lo, hi = study.AMPLITUDES
+    mean_square = np.sum(weights * ((lo + hi) / 2 + (hi - lo) / 2 * nodes) ** 2) / 2  # E amplitude^2
+    phase = 2 * np.pi * np.arange(64) / 64
+    p = (np.arange(2048) + 0.5) / 2048
+    f = np.sin(2 * np.pi * p + phase[:, None])  # (phases, grid), amplitude 1
+    line = np.column_stack([np.ones_like(p), p])  # (grid, 2)
+    residual = f - (f @ np.linalg.pinv(line).T) @ line.T  # each sine less its best line
+    assert abs(mean_square * np.mean(f**2) - risks.sine_zero_error()) < 1e-6
+    assert abs(mean_square * np.mean(residual**2) - risks.sine_line_error()) < 1e-6
+    assert risks.sine_line_error() < risks.sine_zero_error()
 
 
 # --- bad input ------------------------------------------------------------------------------------

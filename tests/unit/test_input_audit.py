@@ -253,10 +253,11 @@ HUGE_COUNT_IS_VALID = {
                        ("delta_sd", ("count",)))
        for a in args},
     "feature_error.plot_ratio_spread-counts": "a number to plot",
-    **{f"studies.in_context.{f}-{a}": "a number in a formula: it allocates nothing"
+    **{f"studies.in_context_risks.{f}-{a}": "a number in a formula: it allocates nothing"
        for f, args in (("one_step_risk", ("examples", "dimension")), ("best_one_step", ("examples", "dimension")),
-                       ("least_squares_risk", ("examples",)))
+                       ("least_squares_risk", ("examples", "dimension")))
        for a in args},
+    "studies.in_context.wins_from-counts": "numbers of examples to compare: it allocates nothing",
     "figures.in_context.plot_errors-counts": "numbers to plot",
     "figures.in_context.plot_layers-layers": "numbers to plot",
 }

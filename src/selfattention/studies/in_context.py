@@ -27,12 +27,14 @@ from .. import memory
 from .._validation import (
     as_array,
     as_count,
+    as_counts,
     as_instance,
     as_nonnegative_scalar,
     as_rng,
     as_temperatures,
     finite_result,
     naming,
+    same_length,
 )
 from ..core import softmax
 from ..in_context_training import LayerFit, _as_batch, layer_predictions
@@ -43,6 +45,8 @@ DIMENSION, NOISE = 5, 0.25
 COUNTS, TASKS = (2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 40, 60, 80), 1000
 #: The step sizes searched for one step of gradient descent.
 ETAS = np.linspace(0.02, 1.5, 75)
+#: The sines' amplitudes are uniform on this interval.
+AMPLITUDES = (0.5, 1.5)
 
 
 class Prompts(NamedTuple):
@@ -74,7 +78,7 @@ def sine_tasks(tasks, examples, *, noise=0.0, rng=None) -> Prompts:
     r"""Prompts of sines of random amplitude (uniform on [0.5, 1.5]) and phase (on [0, 2 pi)), inputs ``[p, 1]``."""
     B, N, _ = _draws(tasks, examples, 2, "tasks and examples")
     sigma, gen = as_nonnegative_scalar(noise, "noise"), as_rng(rng)
-    amplitude, phase = gen.uniform(0.5, 1.5, (B, 1)), gen.uniform(0.0, 2 * np.pi, (B, 1))
+    amplitude, phase = gen.uniform(*AMPLITUDES, (B, 1)), gen.uniform(0.0, 2 * np.pi, (B, 1))
     p = gen.uniform(0.0, 1.0, (B, N + 1))  # (B, N + 1): the examples, then the query
     clean = amplitude * np.sin(2 * np.pi * p + phase)  # (B, N + 1)
     P = np.stack([p, np.ones_like(p)], axis=2)  # (B, N + 1, 2): [p, 1]
@@ -132,14 +136,31 @@ def kernel_batch(prompts, temperatures) -> np.ndarray:
         return finite_result(np.einsum("kbn,bn->kb", weights, y), "prompts: a prediction overflows")
 
 
-def errors(predictions, prompts) -> np.ndarray:
-    """Mean squared error over the prompts of each row of ``predictions`` (k, B), against the clean labels."""
+def squared_errors(predictions, prompts) -> np.ndarray:
+    r"""Each prompt's squared error :math:`(\hat f(p_{N+1}) - f(p_{N+1}))^2`, for each row of ``predictions``.
+
+    Parameters
+    ----------
+    predictions : array_like, shape (k, B)
+        ``k`` learners' (or knobs') predictions, one column per prompt.
+    prompts : Prompts
+        The ``B`` prompts, whose ``target`` holds the queries' clean labels.
+
+    Returns
+    -------
+    errors : ndarray, shape (k, B)
+    """
     target = _checked(prompts).target
     guesses = as_array(predictions, "predictions", ndim=2)
     if guesses.shape[1] != target.size:
         raise ValueError(f"predictions must have one column per prompt ({target.size}), got {guesses.shape}")
     with np.errstate(over="ignore", invalid="ignore"):
-        return finite_result(np.mean((guesses - target) ** 2, axis=1), "predictions and prompts: an error overflows")
+        return finite_result((guesses - target) ** 2, "predictions and prompts: an error overflows")  # (k, B)
+
+
+def errors(predictions, prompts) -> np.ndarray:
+    """Mean squared error over the prompts of each row of ``predictions`` (k, B), against the clean labels."""
+    return np.mean(squared_errors(predictions, prompts), axis=1)  # (k,)
 
 
 def error_curves(validation, test, etas, temperatures, fit=None) -> dict:
@@ -158,7 +179,8 @@ def error_curves(validation, test, etas, temperatures, fit=None) -> dict:
     -------
     dict
         ``"least squares"``, ``"one step"``, ``"softmax head"`` (and ``"trained layer"``): test errors;
-        ``"eta"`` and ``"tau"``: the knobs chosen.
+        ``"eta"`` and ``"tau"``: the knobs chosen; ``"squared errors"``: each learner's error on each test
+        prompt (B,), by name, whose means are the test errors.
     """
     with naming("validation", "prompts"):
         validation = _checked(validation)
@@ -170,46 +192,66 @@ def error_curves(validation, test, etas, temperatures, fit=None) -> dict:
         tau = as_temperatures(temperatures, "temperatures")[
             np.argmin(errors(kernel_batch(validation, temperatures), validation))]
     with naming("test", "prompts", "predictions", "inputs", "W_QK and w_V"):
-        out = {"least squares": errors(least_squares_batch(test)[None], test)[0],
-               "one step": errors(one_step_batch(test, [eta]), test)[0],
-               "softmax head": errors(kernel_batch(test, [tau]), test)[0], "eta": eta, "tau": tau}
+        guesses = {"least squares": least_squares_batch(test), "one step": one_step_batch(test, [eta])[0],
+                   "softmax head": kernel_batch(test, [tau])[0]}
         if fit is not None:
             layer = as_instance(fit, "fit", LayerFit)
-            out["trained layer"] = errors(layer_predictions(layer.W_QK, layer.w_V, *test[:3])[None], test)[0]
-    return out
+            guesses["trained layer"] = layer_predictions(layer.W_QK, layer.w_V, *test[:3])
+        each = dict(zip(guesses, squared_errors(np.stack(list(guesses.values())), test), strict=True))  # (B,) each
+    return {**{name: float(np.mean(e)) for name, e in each.items()}, "eta": eta, "tau": tau, "squared errors": each}
 
 
-def one_step_risk(eta, examples, dimension, noise) -> float:
-    r"""The expected error of one step on linear tasks (standard normal :math:`\varphi` and inputs).
+def compare_errors(first, second, *, top=1) -> dict:
+    r"""Two learners' squared errors on the same prompts, beyond their means: the typical prompt and the worst.
 
-    .. math:: \mathbb E\big[(\hat f(p_{N+1}) - f(p_{N+1}))^2\big]
-        = \eta^2 d\, \frac{N + d + 1 + \sigma^2}{N} - 2 \eta d + d
+    Parameters
+    ----------
+    first, second : array_like, shape (B,)
+        Each prompt's squared error of two learners (the ``"squared errors"`` of :func:`error_curves`).
+    top : int
+        How many of ``first``'s largest errors to weigh against its sum.
+
+    Returns
+    -------
+    dict
+        ``"medians"``: the two learners' median errors; ``"first below"``: the share of the prompts on which
+        ``first``'s error is below ``second``'s; ``"top share"``: the share of ``first``'s summed error that
+        its ``top`` largest errors carry.
     """
-    step = np.float64(as_nonnegative_scalar(eta, "eta"))  # a numpy float: its overflow is inf, not an exception
-    N, d, sigma = _sizes(examples, dimension, noise)
+    a, b = as_array(first, "first", ndim=1), as_array(second, "second", ndim=1)
+    same_length(a, b, "first", "second")
+    k = as_count(top, "top", maximum=a.size)
+    if np.any(a < 0) or np.any(b < 0) or not np.any(a > 0):
+        raise ValueError("first and second must be squared errors (>= 0), first not all 0")
     with np.errstate(over="ignore", invalid="ignore"):
-        risk = step**2 * d * ((N + d + 1) / N + sigma**2 / N) - 2 * step * d + d
-    return float(finite_result(risk, "eta, examples, dimension and noise: the error overflows"))
+        total = finite_result(np.sum(a), "first: the sum of the errors overflows")
+        share = float(np.sum(np.sort(a)[-k:]) / total)  # the k largest, over the sum
+        medians = finite_result(np.array([np.median(a), np.median(b)]), "first and second: a median overflows")
+    return {"medians": (float(medians[0]), float(medians[1])), "first below": float(np.mean(a < b)),
+            "top share": share}
 
 
-def best_one_step(examples, dimension, noise):
-    r"""The step that minimises :func:`one_step_risk`, :math:`\eta^* = N / (N + d + 1 + \sigma^2)`, and its error."""
-    N, d, sigma = _sizes(examples, dimension, noise)
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = finite_result(N + d + 1 + sigma**2, "noise: N + d + 1 + sigma**2 overflows")
-        risk = finite_result(d * (d + 1 + sigma**2) / total, "dimension and noise: the error overflows")
-        return float(N / total), float(risk)
+def wins_from(counts, first, second) -> int:
+    r"""The number of examples from which ``first``'s error stays below ``second``'s, at every larger count.
 
+    Parameters
+    ----------
+    counts : sequence of int, shape (m,)
+        The numbers of examples, increasing.
+    first, second : array_like, shape (m,)
+        Two learners' errors at each count.
 
-def _sizes(examples, dimension, noise):
-    sigma = np.float64(as_nonnegative_scalar(noise, "noise"))  # a numpy float: sigma**2 overflows to inf
-    return as_count(examples, "examples"), as_count(dimension, "dimension"), sigma
-
-
-def least_squares_risk(examples, dimension, noise) -> float:
-    r"""The expected error of least squares on linear tasks, :math:`\sigma^2 d / (N - d - 1)`, for ``N >= d + 2``."""
-    N, d, sigma = _sizes(examples, dimension, noise)
-    if N < d + 2:
-        raise ValueError(f"examples must be at least dimension + 2 = {d + 2} for a finite error, got {N}")
-    with np.errstate(over="ignore"):
-        return float(finite_result(sigma**2 * d / (N - d - 1), "noise: the error overflows"))
+    Returns
+    -------
+    int
+        The smallest count :math:`N` with ``first < second`` at :math:`N` and at every count after it.
+    """
+    N = np.array(as_counts(counts, "counts"))  # (m,)
+    a, b = as_array(first, "first", ndim=1), as_array(second, "second", ndim=1)
+    if np.any(np.diff(N) <= 0) or a.shape != N.shape or b.shape != N.shape:
+        raise ValueError(f"counts must increase, and first and second hold one error each: {N.size}, "
+                         f"{a.size}, {b.size}")
+    behind = np.flatnonzero(a >= b)  # where first is not ahead
+    if behind.size and behind[-1] == N.size - 1:
+        raise ValueError("first must be below second at the last of the counts")
+    return int(N[behind[-1] + 1]) if behind.size else int(N[0])
