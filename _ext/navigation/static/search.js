@@ -89,12 +89,24 @@ var Scorer = (function () {
     const file = index.docnames.indexOf(docname);
     if (file < 0 || !queryStems.length || anchor) return score;
     const inTitle = queryStems.filter((stem) => titleHolds(index.titles[file], stem)).length;
-    let sections = 0;
-    for (const [title, places] of Object.entries(index.alltitles)) {
-      if (title === plain(index.titles[file]) || !queryStems.some((stem) => titleHolds(title, stem))) continue;
-      sections += places.filter(([f]) => f === file).length;
-    }
+    const sections = sectionsOf(file);
     return score + (TITLE_BOOST * inTitle) / queryStems.length + SECTION_BOOST * Math.min(sections, MAX_SECTIONS);
+  }
+
+  /** file -> how many of its section titles (not its own title) hold a query word: one pass a query. */
+  let sectionCounts = null;
+  function sectionsOf(file) {
+    if (!sectionCounts) {
+      const index = Search._index;
+      sectionCounts = new Map();
+      for (const [title, places] of Object.entries(index.alltitles)) {
+        if (!queryStems.some((stem) => titleHolds(title, stem))) continue;
+        for (const [f] of places) {
+          if (title !== plain(index.titles[f])) sectionCounts.set(f, (sectionCounts.get(f) || 0) + 1);
+        }
+      }
+    }
+    return sectionCounts.get(file) || 0;
   }
 
   const query = Search.query;
@@ -106,6 +118,7 @@ var Scorer = (function () {
       if (field.value === text) field.value = tamed;  // the search field shows what was searched
     }
     queryStems = [...new Set(stemsOf(tamed).map(({ stem }) => stem))];
+    sectionCounts = null;
     return query(tamed);
   };
 
@@ -295,10 +308,19 @@ var Scorer = (function () {
     const patterns = [...keywords].filter((k) => k.length > 1)
       .map((k) => new RegExp(`\\b${k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\w*`, "gi"));
     const blocks = (selector) => [...scope.querySelectorAll(selector)].filter((b) => !b.closest(NOT_PROSE));
+    // A word that textOf's text holds is in the block's plain text too (textOf removes parts and puts
+    // signs between a formula's; only a word joined across a removed part is lost): a block whose plain
+    // text holds none of the words, or too few to beat the best match so far, is passed over before
+    // textOf, the costly step (most of a long chapter's summary, and the search page's longest task).
+    const words = [...keywords].filter((k) => k.length > 1)
+      .map((k) => new RegExp(k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i"));
     let summary = "";
     for (const selector of [PROSE, HEADINGS]) {
       let best = null;
       for (const block of blocks(selector)) {
+        const plainText = block.textContent.replace(/[\u2061-\u2064]/g, "");
+        const held = words.filter((word) => word.test(plainText)).length;
+        if (!held || (best && best.match.rank >= 101 * held)) continue;  // rank <= 101 x the words matched
         const text = textOf(block);
         const match = bestMatch(text, patterns);
         if (match && (!best || match.rank > best.match.rank)) best = { block, text: text.text, match };
