@@ -7,7 +7,9 @@
  * Ranking: Sphinx gives a page 15 when a query word is in any of its section titles, 5 when it is
  * only in its text, and orders equal scores by title. Here a page gains TITLE_BOOST times the share
  * of the query's words found in its own title (a word of the title counts when its stem is the
- * query word's, or when it starts with it: "noise" finds "A noisy signal"), and SECTION_BOOST for
+ * query word's, or when it starts with it: "noise" finds "A noisy signal"; a word found as written
+ * counts in full, one found only by its stem or start STEM_ONLY: "learning" ranks "Learning the
+ * head" above "Heads that learn while they read"), and SECTION_BOOST for
  * each of its section titles that holds one (at most MAX_SECTIONS): the page a reader names comes
  * first, then the pages with the most sections about it.
  *
@@ -39,8 +41,11 @@ var Scorer = (function () {
   const MAX_SNIPPET = 240;
   const MAX_WORDS = 8;
   const MAX_QUERY = 120;
-  /** The stems of the current query's words (set as each query starts). */
+  /** The stems of the current query's words, and the words themselves (set as each query starts). */
   let queryStems = [];
+  let queryWords = new Set();
+  /** What a query word counts for in a title that holds it only by its stem or start (as written: 1). */
+  const STEM_ONLY = 0.75;
 
   /** The stems of a text's words, as Sphinx's search stems the query (stop words and numbers left out). */
   function stemsOf(text) {
@@ -53,10 +58,21 @@ var Scorer = (function () {
   /** The stems of each title, computed once a page load (a query compares every word with every title). */
   const titleStems = new Map();
 
-  /** Does `title` (the index's, maybe with HTML: its section number) hold the query word whose stem is `stem`? */
-  function titleHolds(title, stem) {
+  /** The words of `title` (the index's, maybe with HTML: its section number) and their stems. */
+  function titleWords(title) {
     if (!titleStems.has(title)) titleStems.set(title, stemsOf(plain(title)));
-    return titleStems.get(title).some(({ word, stem: s }) => s === stem || (stem.length >= 4 && word.startsWith(stem)));
+    return titleStems.get(title);
+  }
+
+  /** Does `title` hold the query word whose stem is `stem`? */
+  function titleHolds(title, stem) {
+    return titleWords(title).some(({ word, stem: s }) => s === stem || (stem.length >= 4 && word.startsWith(stem)));
+  }
+
+  /** How much `title` holds of the query word whose stem is `stem`: 1 as written, STEM_ONLY by stem or start. */
+  function titleShare(title, stem) {
+    if (!titleHolds(title, stem)) return 0;
+    return titleWords(title).some(({ word, stem: s }) => s === stem && queryWords.has(word)) ? 1 : STEM_ONLY;
   }
 
   /** A title of the index without its markup and its number ("5.2. ", or an appendix's "A. "). */
@@ -88,9 +104,9 @@ var Scorer = (function () {
     const index = Search._index;
     const file = index.docnames.indexOf(docname);
     if (file < 0 || !queryStems.length || anchor) return score;
-    const inTitle = queryStems.filter((stem) => titleHolds(index.titles[file], stem)).length;
+    const held = queryStems.reduce((sum, stem) => sum + titleShare(index.titles[file], stem), 0);
     const sections = sectionsOf(file);
-    return score + (TITLE_BOOST * inTitle) / queryStems.length + SECTION_BOOST * Math.min(sections, MAX_SECTIONS);
+    return score + (TITLE_BOOST * held) / queryStems.length + SECTION_BOOST * Math.min(sections, MAX_SECTIONS);
   }
 
   /** file -> how many of its section titles (not its own title) hold a query word: one pass a query. */
@@ -117,7 +133,9 @@ var Scorer = (function () {
     for (const field of document.querySelectorAll('input[name="q"]')) {
       if (field.value === text) field.value = tamed;  // the search field shows what was searched
     }
-    queryStems = [...new Set(stemsOf(tamed).map(({ stem }) => stem))];
+    const terms = stemsOf(tamed);
+    queryStems = [...new Set(terms.map(({ stem }) => stem))];
+    queryWords = new Set(terms.map(({ word }) => word));
     sectionCounts = null;
     return query(tamed);
   };
