@@ -65,6 +65,12 @@ def explorer(page, site_url):
     return show_explorer(page, f"{site_url}/book/smoothing.html", SELECTOR, DRAWN)
 
 
+def drawn(page):
+    """Wait until the explorer has redrawn for its last change (a slider schedules one frame; under load it
+    comes late, and the series are the last frame's)."""
+    page.wait_for_function(f"!{API}.pending")
+
+
 def params(page):
     return page.evaluate(f"{API}.params")
 
@@ -267,7 +273,7 @@ def test_temperature_slider_reaches_identity_and_uniform(explorer):
     slider = explorer.locator(f"{SELECTOR} input[id$='-tau']")
     slider.focus()
     slider.press("Home")
-    explorer.wait_for_timeout(50)
+    drawn(explorer)
     assert params(explorer)["tau"] == defaults.TEMPERATURE_RANGE[0]
     got, _ = assert_matches_package(explorer)
     # Exactly: the nearest neighbour's kernel, exp(-(1 / (N - 1))**2 / 1e-8) = exp(-1e4), underflows to 0.
@@ -275,7 +281,7 @@ def test_temperature_slider_reaches_identity_and_uniform(explorer):
     np.testing.assert_array_equal(got["output"], got["noisy"])  # no smoothing: y_i * 1 / 1
     assert heat_map_colors(explorer) == {"diagonal": VIRIDIS_TOP, "off diagonal": VIRIDIS_BOTTOM}
     slider.press("End")
-    explorer.wait_for_timeout(50)
+    drawn(explorer)
     assert params(explorer)["tau"] == defaults.TEMPERATURE_RANGE[1]
     got, _ = assert_matches_package(explorer)
     n = defaults.N

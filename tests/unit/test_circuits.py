@@ -8,6 +8,7 @@ import pytest
 from selfattention import circuit_learning as cl
 from selfattention import circuit_paths as paths
 from selfattention import circuits, induction, tokens
+from selfattention.studies import circuits as sc
 
 V, HALF = 5, 4
 HAND = cl.projections(induction.hand_built_circuit(V, 2 * HALF + 1))
@@ -115,6 +116,16 @@ def test_the_keys_given_the_first_layer_s_mean():
                                   for how in ("keys-mean", "keys", "mean", "none"))
     assert not np.allclose(mean, zero) and not np.allclose(mean, full) and not np.allclose(mean, mean_all)
 
+
+def test_the_row_losses_and_their_standard_errors():
+    W = _random_circuit(8)
+    alone = np.stack([sc.row_losses(W, SEQS[k:k + 1], V) for k in range(len(SEQS))])  # (count, n), apart
+    # means and sample deviations of the same per-sequence losses, summed in another order
+    assert np.allclose(sc.row_losses(W, SEQS, V), alone.mean(axis=0), rtol=1e-12, atol=0)
+    assert np.allclose(sc.row_loss_errors(W, SEQS, V), alone.std(axis=0, ddof=1) / np.sqrt(len(SEQS)),
+                       rtol=1e-9, atol=0)
+    with pytest.raises(ValueError, match="sequences"):
+        sc.row_loss_errors(W, SEQS[:1], V)
 
 def test_bad_input_is_refused_by_name():
     with pytest.raises(ValueError, match="ablation"):

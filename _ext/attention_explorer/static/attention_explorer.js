@@ -43,6 +43,7 @@
  *   el.attentionExplorer.setParams({...})
  *        set any of them (a RangeError if outside the slider ranges),
  *        move the sliders, redraw at once; returns the new params
+ *   el.attentionExplorer.pending           -> true while a change waits for its coalesced redraw
  *   el.attentionExplorer.series({weights = true} = {})
  *        smoothing: {positions, clean, noisy, output, weights}
  *        layer: {positions, clean, noisy, slope, output, heads: [{output, weights}, {output, weights}]}
@@ -958,6 +959,7 @@
       ...(explorer.extraApi ? explorer.extraApi() : {}),
       get params() { return explorer.params; },
       get timing() { return { ...explorer.timing }; },
+      get pending() { return explorer.pendingSince !== null; },
       get data() { return explorer.data; },
       setParams: (p) => explorer.setParams(p),
       series: (opts) => { explorer.start(); return explorer.series(opts); },

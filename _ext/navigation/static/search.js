@@ -7,7 +7,9 @@
  * Ranking: Sphinx gives a page 15 when a query word is in any of its section titles, 5 when it is
  * only in its text, and orders equal scores by title. Here a page gains TITLE_BOOST times the share
  * of the query's words found in its own title (a word of the title counts when its stem is the
- * query word's, or when it starts with it: "noise" finds "A noisy signal"), and SECTION_BOOST for
+ * query word's, or when it starts with it: "noise" finds "A noisy signal"; a word found as written
+ * counts in full, one found only by its stem or start STEM_ONLY: "learning" ranks "Learning the
+ * head" above "Heads that learn while they read"), and SECTION_BOOST for
  * each of its section titles that holds one (at most MAX_SECTIONS): the page a reader names comes
  * first, then the pages with the most sections about it.
  *
@@ -39,8 +41,11 @@ var Scorer = (function () {
   const MAX_SNIPPET = 240;
   const MAX_WORDS = 8;
   const MAX_QUERY = 120;
-  /** The stems of the current query's words (set as each query starts). */
+  /** The stems of the current query's words, and the words themselves (set as each query starts). */
   let queryStems = [];
+  let queryWords = new Set();
+  /** What a query word counts for in a title that holds it only by its stem or start (as written: 1). */
+  const STEM_ONLY = 0.75;
 
   /** The stems of a text's words, as Sphinx's search stems the query (stop words and numbers left out). */
   function stemsOf(text) {
@@ -53,10 +58,21 @@ var Scorer = (function () {
   /** The stems of each title, computed once a page load (a query compares every word with every title). */
   const titleStems = new Map();
 
-  /** Does `title` (the index's, maybe with HTML: its section number) hold the query word whose stem is `stem`? */
-  function titleHolds(title, stem) {
+  /** The words of `title` (the index's, maybe with HTML: its section number) and their stems. */
+  function titleWords(title) {
     if (!titleStems.has(title)) titleStems.set(title, stemsOf(plain(title)));
-    return titleStems.get(title).some(({ word, stem: s }) => s === stem || (stem.length >= 4 && word.startsWith(stem)));
+    return titleStems.get(title);
+  }
+
+  /** Does `title` hold the query word whose stem is `stem`? */
+  function titleHolds(title, stem) {
+    return titleWords(title).some(({ word, stem: s }) => s === stem || (stem.length >= 4 && word.startsWith(stem)));
+  }
+
+  /** How much `title` holds of the query word whose stem is `stem`: 1 as written, STEM_ONLY by stem or start. */
+  function titleShare(title, stem) {
+    if (!titleHolds(title, stem)) return 0;
+    return titleWords(title).some(({ word, stem: s }) => s === stem && queryWords.has(word)) ? 1 : STEM_ONLY;
   }
 
   /** A title of the index without its markup and its number ("5.2. ", or an appendix's "A. "). */
@@ -88,13 +104,25 @@ var Scorer = (function () {
     const index = Search._index;
     const file = index.docnames.indexOf(docname);
     if (file < 0 || !queryStems.length || anchor) return score;
-    const inTitle = queryStems.filter((stem) => titleHolds(index.titles[file], stem)).length;
-    let sections = 0;
-    for (const [title, places] of Object.entries(index.alltitles)) {
-      if (title === plain(index.titles[file]) || !queryStems.some((stem) => titleHolds(title, stem))) continue;
-      sections += places.filter(([f]) => f === file).length;
+    const held = queryStems.reduce((sum, stem) => sum + titleShare(index.titles[file], stem), 0);
+    const sections = sectionsOf(file);
+    return score + (TITLE_BOOST * held) / queryStems.length + SECTION_BOOST * Math.min(sections, MAX_SECTIONS);
+  }
+
+  /** file -> how many of its section titles (not its own title) hold a query word: one pass a query. */
+  let sectionCounts = null;
+  function sectionsOf(file) {
+    if (!sectionCounts) {
+      const index = Search._index;
+      sectionCounts = new Map();
+      for (const [title, places] of Object.entries(index.alltitles)) {
+        if (!queryStems.some((stem) => titleHolds(title, stem))) continue;
+        for (const [f] of places) {
+          if (title !== plain(index.titles[f])) sectionCounts.set(f, (sectionCounts.get(f) || 0) + 1);
+        }
+      }
     }
-    return score + (TITLE_BOOST * inTitle) / queryStems.length + SECTION_BOOST * Math.min(sections, MAX_SECTIONS);
+    return sectionCounts.get(file) || 0;
   }
 
   const query = Search.query;
@@ -105,7 +133,10 @@ var Scorer = (function () {
     for (const field of document.querySelectorAll('input[name="q"]')) {
       if (field.value === text) field.value = tamed;  // the search field shows what was searched
     }
-    queryStems = [...new Set(stemsOf(tamed).map(({ stem }) => stem))];
+    const terms = stemsOf(tamed);
+    queryStems = [...new Set(terms.map(({ stem }) => stem))];
+    queryWords = new Set(terms.map(({ word }) => word));
+    sectionCounts = null;
     return query(tamed);
   };
 
@@ -295,10 +326,19 @@ var Scorer = (function () {
     const patterns = [...keywords].filter((k) => k.length > 1)
       .map((k) => new RegExp(`\\b${k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\w*`, "gi"));
     const blocks = (selector) => [...scope.querySelectorAll(selector)].filter((b) => !b.closest(NOT_PROSE));
+    // A word that textOf's text holds is in the block's plain text too (textOf removes parts and puts
+    // signs between a formula's; only a word joined across a removed part is lost): a block whose plain
+    // text holds none of the words, or too few to beat the best match so far, is passed over before
+    // textOf, the costly step (most of a long chapter's summary, and the search page's longest task).
+    const words = [...keywords].filter((k) => k.length > 1)
+      .map((k) => new RegExp(k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i"));
     let summary = "";
     for (const selector of [PROSE, HEADINGS]) {
       let best = null;
       for (const block of blocks(selector)) {
+        const plainText = block.textContent.replace(/[\u2061-\u2064]/g, "");
+        const held = words.filter((word) => word.test(plainText)).length;
+        if (!held || (best && best.match.rank >= 101 * held)) continue;  // rank <= 101 x the words matched
         const text = textOf(block);
         const match = bestMatch(text, patterns);
         if (match && (!best || match.rank > best.match.rank)) best = { block, text: text.text, match };

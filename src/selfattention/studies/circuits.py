@@ -3,7 +3,8 @@ r"""Reading the induction circuit: the chapter's learned model, again, and its i
 :func:`chapter_fit` trains the model of the chapter "Heads that work
 together" with that chapter's settings and seeds, so that another page
 reads the same learned circuit without sharing state with it.
-:func:`row_losses` gives the next-token loss of each row, and
+:func:`row_losses` gives the next-token loss of each row (and
+:func:`row_loss_errors` the standard error of that mean), and
 :func:`icl_scores` Olsson et al.'s (2022) in-context-learning score of each
 checkpoint: the loss on a late token minus the loss on an early one.
 """
@@ -69,12 +70,41 @@ def row_losses(weights, sequences, vocabulary, *, ablation="none") -> np.ndarray
     ndarray, shape (n,)
         Entry ``r``: row ``r`` (row 0 the start marker) predicting token ``r``.
     """
+    return finite_result(_token_losses(weights, sequences, vocabulary, ablation).mean(axis=0),
+                         "weights: the losses overflow the double range")
+
+
+def row_loss_errors(weights, sequences, vocabulary, *, ablation="none") -> np.ndarray:
+    r"""The standard error of each row's mean loss (:func:`row_losses`), over the sequences.
+
+    With :math:`\ell_{kr}` the loss of row :math:`r` in sequence :math:`k`
+    of :math:`m`, and :math:`s_r` their sample standard deviation over
+    :math:`k`, the error of their mean is :math:`s_r / \sqrt{m}`.
+
+    Parameters
+    ----------
+    weights, sequences, vocabulary, ablation
+        As in :func:`row_losses`; at least two sequences.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+    """
+    losses = _token_losses(weights, sequences, vocabulary, ablation)  # (count, n)
+    if len(losses) < 2:
+        raise ValueError("sequences must hold two sequences at least, for the spread of their losses")
+    with np.errstate(over="ignore", invalid="ignore"):
+        errors = losses.std(axis=0, ddof=1) / np.sqrt(len(losses))
+    return finite_result(errors, "weights: the losses' spread overflows the double range")
+
+
+def _token_losses(weights, sequences, vocabulary, ablation) -> np.ndarray:
+    """The next-token cross-entropy of each row of each sequence, shape (count, n)."""
     ids = as_token_ids(sequences, "sequences", as_count(vocabulary, "vocabulary"), ndim=(2,))
     S = ablated_scores(weights, ids, vocabulary, ablation)[:, :-1]  # (count, n, d_vocab)
     S = S - S.max(axis=-1, keepdims=True)
     log_p = S - np.log(np.exp(S).sum(axis=-1, keepdims=True))
-    picked = np.take_along_axis(log_p, ids[..., None], axis=-1)[..., 0]  # (count, n)
-    return finite_result(-picked.mean(axis=0), "weights: the losses overflow the double range")
+    return -np.take_along_axis(log_p, ids[..., None], axis=-1)[..., 0]  # (count, n)
 
 
 def icl_scores(checkpoints, sequences, vocabulary, early, late) -> tuple[np.ndarray, np.ndarray]:
