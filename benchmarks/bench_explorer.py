@@ -144,11 +144,12 @@ IN_CONTEXT = "async ([what, count]) => {\n" + TIMED + """
 
 def write_in_context_page(directory: Path) -> None:
     """A bare page holding the in-context explorer, with the extension's assets (its script after the shared one)."""
-    from selfattention.interactive.in_context_data import explorer_json
+    from selfattention.interactive.in_context_data import in_context_explorer_json
 
     script = ext.LAYER_JS_FILES["in-context"]
     shutil.copy(ext.STATIC / script, directory / script)
-    body = ext.render_open("attention-explorer-1", explorer_json(), "in-context") + ext.render_close("in-context")
+    body = (ext.render_open("attention-explorer-1", in_context_explorer_json(), "in-context")
+            + ext.render_close("in-context"))
     (directory / "in-context.html").write_text(
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<link rel='stylesheet' href='{ext.CSS_FILE}'><script defer src='{ext.JS_FILE}'></script>"

@@ -27,9 +27,11 @@ def in_context_explorer_calls() -> list[Call]:
     return [
         Call("in_context_data.start_prompt", in_context_data.start_prompt, {"examples": 4, "rng": 1},
              {"examples": "count", "rng": "rng"}),
-        Call("in_context_data.explorer_data", in_context_data.explorer_data, start, start_kinds, f),
-        Call("in_context_data.explorer_json", in_context_data.explorer_json, start, start_kinds, f),
+        Call("in_context_data.in_context_explorer_data", in_context_data.in_context_explorer_data, start, start_kinds,
+             f),
+        Call("in_context_data.in_context_explorer_json", in_context_data.in_context_explorer_json, start, start_kinds,
+             f),
         Call("in_context_data.explorer_curves", in_context_data.explorer_curves, curves, curve_kinds),
         Call("in_context_data.fallback_panel", in_context_data.fallback_panel,
-             {"data": in_context_data.explorer_data(examples=4)}, {"data": "mapping"}, f),
+             {"data": in_context_data.in_context_explorer_data(examples=4)}, {"data": "mapping"}, f),
     ]

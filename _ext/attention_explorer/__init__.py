@@ -48,7 +48,7 @@ letters (its data from
 examples of a prompt in one input, which the reader drags, and three
 learners' predictions against the query's input (its script
 ``in_context_explorer.js``, its data from
-:func:`selfattention.interactive.in_context_data.explorer_data`, its picture
+:func:`selfattention.interactive.in_context_data.in_context_explorer_data`, its picture
 ``selfattention.figures.in_context.plot_prompts``). At build time the directive embeds,
 as JSON, the data of :func:`selfattention.interactive.explorer_data.explorer_data`
 (settings, slider ranges, the book's unit noise draws, the leave-one-out
@@ -204,7 +204,7 @@ class AttentionExplorer(SphinxDirective):
 
     def run_in_context(self):
         """The in-context explorer (``layer: in-context``): its data and its static picture."""
-        from selfattention.interactive.in_context_data import explorer_json as in_context_json
+        from selfattention.interactive.in_context_data import in_context_explorer_json as in_context_json
 
         kwargs = {key: self.options[key] for key in LAYER_OPTIONS["in-context"] if key in self.options}
         try:

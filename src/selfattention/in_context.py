@@ -6,7 +6,7 @@ Each example is a token :math:`[p_j, s_j]`, the query a token :math:`[p_{N+1}, 0
 (:func:`prompt_tokens`), the query last. No weight changes between prompts,
 yet two heads predict the query's label from the examples alone:
 
-* the softmax head of the quadratic trick (:func:`kernel_head`) attends by
+* the softmax head of the quadratic trick (:func:`softmax_head`) attends by
   :math:`-\lVert p_{N+1} - p_j \rVert^2 / \tau`: it is Nadaraya-Watson regression
   with bandwidth :math:`h = \sqrt{\tau / 2}`;
 * a linear head, scores not passed through a softmax
@@ -121,7 +121,7 @@ def kernel_head_weights(dimension):
     return W_Q, W_K, W_V
 
 
-def kernel_head(inputs, labels, query, temperature):
+def softmax_head(inputs, labels, query, temperature):
     r"""The query's prediction by the softmax head of :func:`kernel_head_weights`.
 
     .. math:: \hat f(p_{N+1}) = \sum_j \operatorname{softmax}_j\!\big(-\lVert p_{N+1} - p_j \rVert^2 / \tau\big)\, s_j
@@ -146,8 +146,15 @@ def kernel_head(inputs, labels, query, temperature):
 def gd_layer_weights(dimension, eta):
     r"""The linear layer that takes one step of gradient descent (von Oswald et al. 2023).
 
-    :math:`W_Q = W_K` read the input :math:`p_{N+1}` of a token :math:`[p_j, s_j]`;
+    :math:`W_Q = W_K` read the input :math:`p_j` of a token :math:`[p_j, s_j]`;
     :math:`W_V` writes :math:`-\eta\, s_j` into the label's coordinate.
+
+    Parameters
+    ----------
+    dimension : int
+        The inputs' ``d``.
+    eta : float
+        The step size :math:`\eta > 0`.
 
     Returns
     -------

@@ -37,7 +37,7 @@ def series(page):
 
 
 def softmax_atol(labels, tau):
-    """How far the script's softmax head can be from the package's ``kernel_head``, inputs in [0, 1].
+    """How far the script's softmax head can be from the package's ``softmax_head``, inputs in [0, 1].
 
     The package scores ``[p_j, 1]`` against ``[q, 1]`` by the quadratic trick,
     ``2 q p_j + 2 - (p_j**2 + 1) - (q**2 + 1)``: four terms of sizes at most 2, whose products and additions
@@ -121,7 +121,7 @@ NEAR_LINE = (np.linspace(0.05, 0.95, 10), 0.8 * np.linspace(0.05, 0.95, 10) - 0.
 
 
 def test_starts_at_the_chapters_prompt_and_replaces_the_fallback(explorer):
-    data = icd.explorer_data()
+    data = icd.in_context_explorer_data()
     p = explorer.evaluate(f"{API}.params")
     assert p == {"tau": data["temperature"], "eta": data["eta"], "inputs": data["inputs"], "labels": data["labels"]}
     check(explorer)
@@ -226,7 +226,7 @@ def test_the_mouse_drags_an_example_and_a_click_adds_one(explorer):
 
 
 def test_the_buttons_add_remove_and_restore(explorer):
-    data = icd.explorer_data()
+    data = icd.in_context_explorer_data()
     n = len(data["inputs"])
     explorer.locator(f"{SELECTOR} button", has_text="Add an example").click()
     p = explorer.evaluate(f"{API}.params")

@@ -57,8 +57,8 @@ def test_the_softmax_head_is_nadaraya_watson_over_the_prompt(chapter):
 def test_the_constant_coordinate_cancels_in_the_distance(chapter):
     ns = chapter.namespace
     inputs, labels = ns["inputs"], ns["labels"]
-    with_one, _ = ic.kernel_head(inputs, labels, [0.3, 1.0], 0.01)
-    without, _ = ic.kernel_head(inputs[:, :1], labels, [0.3], 0.01)
+    with_one, _ = ic.softmax_head(inputs, labels, [0.3, 1.0], 0.01)
+    without, _ = ic.softmax_head(inputs[:, :1], labels, [0.3], 0.01)
     assert abs(with_one - without) < 1e-13
 
 

@@ -462,10 +462,16 @@ ops = [[1.0, 10.0], [2.0, 0.1]]
 panel = {m: {"operations": np.array(ops[0]), "errors": np.array(ops[1])} for m in ("window", "fourier", "spread")}
 errors = {m: np.array([[0.3, 0.1], [0.2, 0.05]]) for m in ("fourier", "performer", "spread")}
 from selfattention.figures import circuits as fc, feature_error as ffe, low_rank as flr, quadrature as fq
+from selfattention.figures import in_context as fic
 entry = {"counts": [4, 16], "grid_sizes": [4, 16], "grid": [1e-3, 1e-18],
          "bumps": [[0.3, 0.1], [0.2, 0.05]], "cosines": [[0.2, 0.1], [0.3, 0.1]]}
 figures = [
     fq.plot_grid_errors([4, 8], [1e-3, 0.0], [[0.3, 0.1], [0.2, 0.05]]),
+    fic.plot_prompts([{"inputs": [0.1, 0.5], "labels": [1.0, -1.0], "grid": [0.0, 0.5, 1.0], "title": "a",
+                       "least squares": [1.0, 0.0, -1.0], "one step": [0.5, 0.0, -0.5]}]),
+    fic.plot_learner_errors([2, 4], {k: {"least squares": [1.0, 0.5], "one step": [1.2, 0.8]}
+                                     for k in ("linear", "sine")}, dimension=2),
+    fic.plot_layer_errors([1, 2], [1.0, 0.5], [1.0, 0.5], 0.1),
     fq.plot_dimension_errors({1: entry, 2: entry}, [1, 2]),
     flr.plot_singular_values([0.1, 1.0], [[1.0, 0.1, 0.0], [1.0, 1e-3, 1e-9]], [2, 1], 1e-6),
     fc.plot_circuits({"QK": np.eye(3), "OV": -np.eye(3)}),

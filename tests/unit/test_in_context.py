@@ -39,7 +39,7 @@ def test_the_kernel_head_is_nadaraya_watson_in_any_dimension(d):
     tau = 0.7
     log_k = -np.sum((P - p) ** 2, axis=1) / tau
     k = np.exp(log_k - log_k.max())
-    guess, weights = ic.kernel_head(P, y, p, tau)
+    guess, weights = ic.softmax_head(P, y, p, tau)
     np.testing.assert_allclose(weights, k / k.sum(), rtol=1e-12, atol=1e-15)
     assert abs(guess - k @ y / k.sum()) < 1e-12
     if d == 1:
@@ -177,7 +177,7 @@ def test_the_batches_are_the_single_prompt_functions():
                                rtol=0, atol=1e-13)
     np.testing.assert_allclose(study.least_squares_batch(b), [ic.least_squares_prediction(*s) for s in singles],
                                rtol=0, atol=1e-12)
-    np.testing.assert_allclose(study.kernel_batch(b, [0.9])[0], [ic.kernel_head(*s, 0.9)[0] for s in singles],
+    np.testing.assert_allclose(study.kernel_batch(b, [0.9])[0], [ic.softmax_head(*s, 0.9)[0] for s in singles],
                                rtol=0, atol=1e-12)
 
 
@@ -344,4 +344,4 @@ def test_bad_prompts_are_refused_by_name(change, name):
 @pytest.mark.parametrize("temperature", [0.0, -0.1, np.inf])
 def test_a_non_positive_or_infinite_temperature_is_refused(temperature):
     with pytest.raises(ValueError, match="temperature"):
-        ic.kernel_head(*prompt(), temperature)
+        ic.softmax_head(*prompt(), temperature)

@@ -14,7 +14,7 @@ from selfattention.studies import in_context as study
 
 def test_the_explorer_starts_at_a_sine_prompt_of_the_chapters():
     prompts = study.sine_tasks(1, icd.EXAMPLES, noise=study.NOISE, rng=defaults.SEED)
-    data = json.loads(icd.explorer_json())
+    data = json.loads(icd.in_context_explorer_json())
     assert data["layer"] == "in-context"
     np.testing.assert_array_equal(data["inputs"], prompts.inputs[0, :, 0])  # JSON keeps every double (repr)
     np.testing.assert_array_equal(data["labels"], np.clip(prompts.labels[0], *icd.LABEL_RANGE))
@@ -38,7 +38,7 @@ def test_the_curves_are_the_packages_learners_on_inputs_p_and_1():
     curves = icd.explorer_curves(p, y, queries, 0.02, 0.7)
     P = np.column_stack([p, np.ones(3)])
     for k, q in enumerate(queries):
-        assert curves["softmax head"][k] == in_context.kernel_head(P, y, [q, 1.0], 0.02)[0]
+        assert curves["softmax head"][k] == in_context.softmax_head(P, y, [q, 1.0], 0.02)[0]
         assert curves["one step"][k] == in_context.one_step_prediction(P, y, [q, 1.0], 0.7)
         assert curves["least squares"][k] == in_context.least_squares_prediction(P, y, [q, 1.0])
     # least squares with an intercept: the line through these three examples of least squared error
@@ -47,7 +47,7 @@ def test_the_curves_are_the_packages_learners_on_inputs_p_and_1():
 
 
 def test_the_fallback_panel_is_the_starting_prompts():
-    data = icd.explorer_data(examples=6)
+    data = icd.in_context_explorer_data(examples=6)
     panel = icd.fallback_panel(data)
     np.testing.assert_array_equal(panel["inputs"], data["inputs"])
     curves = icd.explorer_curves(data["inputs"], data["labels"], data["queries"], data["temperature"], data["eta"])
@@ -62,7 +62,7 @@ def test_the_fallback_panel_is_the_starting_prompts():
 ])
 def test_bad_settings_are_refused_by_name(kwargs, name):
     with pytest.raises((ValueError, TypeError), match=name):
-        icd.explorer_data(**kwargs)
+        icd.in_context_explorer_data(**kwargs)
 
 
 def test_a_bad_query_is_refused_naming_queries():

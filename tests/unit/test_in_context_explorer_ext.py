@@ -10,11 +10,11 @@ from selfattention.interactive import in_context_data as icd
 
 
 def test_the_element_carries_the_data_and_the_kind():
-    data_json = icd.explorer_json()
+    data_json = icd.in_context_explorer_json()
     html = ext.render_open("attention-explorer-0", data_json, "in-context") + ext.render_close("in-context")
     assert 'class="attention-explorer ae-kind-in-context"' in html
     start = html.index('class="attention-explorer-data">') + len('class="attention-explorer-data">')
-    assert json.loads(html[start:html.index("</script>")]) == icd.explorer_data()
+    assert json.loads(html[start:html.index("</script>")]) == icd.in_context_explorer_data()
     assert "The three learners on the starting prompt" in html
 
 
@@ -26,9 +26,9 @@ def test_its_script_and_options_are_registered():
 
 
 def test_the_static_picture_is_a_png_of_the_starting_prompt():
-    png = ext.fallback_png(icd.explorer_json(examples=5))
+    png = ext.fallback_png(icd.in_context_explorer_json(examples=5))
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
-    assert png != ext.fallback_png(icd.explorer_json(examples=6)), "drawn from the prompt"
+    assert png != ext.fallback_png(icd.in_context_explorer_json(examples=6)), "drawn from the prompt"
 
 
 def test_the_script_says_the_labels_with_the_chapters_letter():

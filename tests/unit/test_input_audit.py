@@ -258,8 +258,8 @@ HUGE_COUNT_IS_VALID = {
                        ("least_squares_risk", ("examples", "dimension")))
        for a in args},
     "studies.in_context.wins_from-counts": "numbers of examples to compare: it allocates nothing",
-    "figures.in_context.plot_errors-counts": "numbers to plot",
-    "figures.in_context.plot_layers-layers": "numbers to plot",
+    "figures.in_context.plot_learner_errors-counts": "numbers to plot",
+    "figures.in_context.plot_layer_errors-layers": "numbers to plot",
 }
 #: Arguments refused under another name: the memory check names what its caller passes as ``name``.
 REFUSED_AS = {f"memory.require_matrix-{a}": "n" for a in ("n_rows", "n_cols", "count", "bytes_per_entry")}

@@ -64,7 +64,7 @@ def plot_prompts(panels):
 
 
 @book_figure
-def plot_errors(counts, curves, *, dimension):
+def plot_learner_errors(counts, curves, *, dimension):
     """Held-out error against the number of examples, for the linear (left) and the sine tasks (right).
 
     Parameters
@@ -103,7 +103,7 @@ def plot_errors(counts, curves, *, dimension):
 
 
 @book_figure
-def plot_layers(layers, stack_errors, step_errors, least_squares):
+def plot_layer_errors(layers, stack_errors, step_errors, least_squares):
     """Error of ``T`` linear layers and of ``T`` steps of gradient descent, against ``T``.
 
     Parameters

@@ -9,7 +9,7 @@ reader's browser and with no kernel, the three learners of
 :mod:`selfattention.in_context`:
 
 * the softmax head, :math:`\sum_j \operatorname{softmax}_j(-(p - p_j)^2 / \tau)\, s_j`
-  (:func:`~selfattention.in_context.kernel_head`);
+  (:func:`~selfattention.in_context.softmax_head`);
 * one step of gradient descent, :math:`\frac{\eta}{N} \sum_j s_j (p_j p + 1)`
   (:func:`~selfattention.in_context.one_step_prediction`);
 * least squares' line (:func:`~selfattention.in_context.least_squares_prediction`).
@@ -76,8 +76,8 @@ def start_prompt(examples=EXAMPLES, *, rng=defaults.SEED):
     return prompts.inputs[0, :, 0], np.clip(prompts.labels[0], *LABEL_RANGE)  # (N,), (N,)
 
 
-def explorer_data(*, examples=EXAMPLES, temperature=TEMPERATURE, eta=ETA, rng=defaults.SEED) -> dict:
-    """Everything the explorer needs, as plain JSON-ready values.
+def in_context_explorer_data(*, examples=EXAMPLES, temperature=TEMPERATURE, eta=ETA, rng=defaults.SEED) -> dict:
+    r"""Everything the explorer needs, as plain JSON-ready values.
 
     Parameters
     ----------
@@ -108,19 +108,19 @@ def explorer_data(*, examples=EXAMPLES, temperature=TEMPERATURE, eta=ETA, rng=de
             "queries": np.linspace(*INPUT_RANGE, QUERIES).tolist()}
 
 
-def explorer_json(**kwargs) -> str:
-    """:func:`explorer_data` as compact JSON (floats by ``repr``: the browser reads the same doubles).
+def in_context_explorer_json(**kwargs) -> str:
+    """:func:`in_context_explorer_data` as compact JSON (floats by ``repr``: the browser reads the same doubles).
 
     Parameters
     ----------
     **kwargs
-        As in :func:`explorer_data`.
+        As in :func:`in_context_explorer_data`.
 
     Returns
     -------
     str
     """
-    return json.dumps(explorer_data(**kwargs), separators=(",", ":"), allow_nan=False)
+    return json.dumps(in_context_explorer_data(**kwargs), separators=(",", ":"), allow_nan=False)
 
 
 def explorer_curves(inputs, labels, queries, temperature, eta) -> dict:
@@ -148,7 +148,7 @@ def explorer_curves(inputs, labels, queries, temperature, eta) -> dict:
     P = np.column_stack([p, np.ones_like(p)])  # (N, 2): [p_j, 1]
     Q = np.column_stack([grid, np.ones_like(grid)])  # (m, 2)
     with naming("queries", "query"):  # the package's functions take one query at a time
-        return {"softmax head": np.array([in_context.kernel_head(P, y, q, tau)[0] for q in Q]),
+        return {"softmax head": np.array([in_context.softmax_head(P, y, q, tau)[0] for q in Q]),
                 "one step": np.array([in_context.one_step_prediction(P, y, q, step) for q in Q]),
                 "least squares": np.array([in_context.least_squares_prediction(P, y, q) for q in Q])}
 
@@ -159,7 +159,7 @@ def fallback_panel(data) -> dict:
     Parameters
     ----------
     data : dict
-        :func:`explorer_data`'s: ``inputs``, ``labels``, ``queries``, ``temperature`` and ``eta``.
+        :func:`in_context_explorer_data`'s: ``inputs``, ``labels``, ``queries``, ``temperature`` and ``eta``.
 
     Returns
     -------
