@@ -118,6 +118,8 @@ def test_untrained_periods(chapter):
         assert knocked[k] == 100 * hits.mean()
     # Without layer 1, "much of the answer" at the shorter periods, "little" at the longer ones
     assert min(knocked[:2]) > 40 and max(knocked[2:]) < 30
+    assert abs(knocked[0] - learned[0]) < 5 and knocked[1] > learned[1] / 2  # "about as much", "more than half"
+    assert knocked[2:] == sorted(knocked[2:], reverse=True)  # the Summary's range: period 9's to period 7's
     assert learned[2] > 3 * knocked[2]  # "most of what it predicts needs layer 1"
     rows = ns["periodic"][untrained[0]].shape[1] - 1  # each counted row's letter came before, then the answer
     for period in untrained:
