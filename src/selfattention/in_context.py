@@ -70,6 +70,15 @@ def _as_prompt(inputs, labels, query):
 def prompt_tokens(inputs, labels, query) -> np.ndarray:
     r"""The prompt as tokens: rows :math:`[p_j, s_j]`, then the query :math:`[p_{N+1}, 0]`.
 
+    Parameters
+    ----------
+    inputs : array_like, shape (N, d)
+        The examples' inputs :math:`p_j`, one per row.
+    labels : array_like, shape (N,)
+        Their labels :math:`s_j`.
+    query : array_like, shape (d,)
+        The query's input :math:`p_{N+1}`.
+
     Returns
     -------
     tokens : ndarray, shape (N + 1, d + 1)
@@ -82,6 +91,15 @@ def prompt_tokens(inputs, labels, query) -> np.ndarray:
 
 def kernel_tokens(inputs, labels, query) -> np.ndarray:
     r"""Tokens with the quadratic trick's features, :math:`[p_j, \lVert p_j \rVert^2, 1, s_j]`, the query's label 0.
+
+    Parameters
+    ----------
+    inputs : array_like, shape (N, d)
+        The examples' inputs :math:`p_j`, one per row.
+    labels : array_like, shape (N,)
+        Their labels :math:`s_j`.
+    query : array_like, shape (d,)
+        The query's input :math:`p_{N+1}`.
 
     Returns
     -------
@@ -125,6 +143,17 @@ def softmax_head(inputs, labels, query, temperature):
     r"""The query's prediction by the softmax head of :func:`kernel_head_weights`.
 
     .. math:: \hat f(p_{N+1}) = \sum_j \operatorname{softmax}_j\!\big(-\lVert p_{N+1} - p_j \rVert^2 / \tau\big)\, s_j
+
+    Parameters
+    ----------
+    inputs : array_like, shape (N, d)
+        The examples' inputs :math:`p_j`, one per row.
+    labels : array_like, shape (N,)
+        Their labels :math:`s_j`.
+    query : array_like, shape (d,)
+        The query's input :math:`p_{N+1}`.
+    temperature : float
+        The temperature :math:`\tau > 0`: Nadaraya-Watson regression of bandwidth :math:`h = \sqrt{\tau / 2}`.
 
     Returns
     -------
@@ -211,6 +240,19 @@ def _as_layer(tokens, W_Q, W_K, W_V):
 def linear_stack_prediction(inputs, labels, query, eta, layers):
     r"""``T`` layers of :func:`gd_layer_weights` on the prompt; the prediction is minus the query's label.
 
+    Parameters
+    ----------
+    inputs : array_like, shape (N, d)
+        The examples' inputs :math:`p_j`, one per row.
+    labels : array_like, shape (N,)
+        Their labels :math:`s_j`.
+    query : array_like, shape (d,)
+        The query's input :math:`p_{N+1}`.
+    eta : float
+        The step size of each layer :math:`\eta > 0`.
+    layers : int
+        ``T >= 1``, the number of layers.
+
     Returns
     -------
     prediction : float
@@ -232,6 +274,21 @@ def one_step_prediction(inputs, labels, query, eta) -> float:
     r"""The prediction of one step of gradient descent from :math:`\varphi = 0`.
 
     .. math:: \hat f(p_{N+1}) = \frac{\eta}{N} \sum_j s_j\, p_j \cdot p_{N+1}
+
+    Parameters
+    ----------
+    inputs : array_like, shape (N, d)
+        The examples' inputs :math:`p_j`, one per row.
+    labels : array_like, shape (N,)
+        Their labels :math:`s_j`.
+    query : array_like, shape (d,)
+        The query's input :math:`p_{N+1}`.
+    eta : float
+        The step size :math:`\eta > 0`.
+
+    Returns
+    -------
+    prediction : float
     """
     P, y, p = _as_prompt(inputs, labels, query)
     step = as_positive_scalar(eta, "eta")
@@ -243,6 +300,17 @@ def gradient_descent(inputs, labels, eta, steps) -> np.ndarray:
     r"""``T`` steps of gradient descent from :math:`\varphi = 0` on the prompt's least-squares loss.
 
     .. math:: \varphi_{t+1} = \varphi_t - \frac{\eta}{N} \sum_j (p_j \cdot \varphi_t - s_j)\, p_j
+
+    Parameters
+    ----------
+    inputs : array_like, shape (N, d)
+        The examples' inputs :math:`p_j`, one per row.
+    labels : array_like, shape (N,)
+        Their labels :math:`s_j`.
+    eta : float
+        The step size :math:`\eta > 0`.
+    steps : int
+        ``T >= 1``, the number of steps.
 
     Returns
     -------
@@ -269,6 +337,13 @@ def step_factors(inputs, eta) -> np.ndarray:
     ``(-1, 1)``, that is ``lam < 2 / eta``; below ``-1`` each step overshoots by more than it corrects, and
     the distance grows and flips sign at every step.
 
+    Parameters
+    ----------
+    inputs : array_like, shape (N, d)
+        The examples' inputs :math:`p_j`, one per row.
+    eta : float
+        The step size :math:`\eta > 0`.
+
     Returns
     -------
     factors : ndarray, shape (d,)
@@ -286,7 +361,21 @@ def step_factors(inputs, eta) -> np.ndarray:
 
 
 def least_squares_prediction(inputs, labels, query) -> float:
-    r"""Least squares' prediction :math:`p_{N+1} \cdot \hat\varphi` (the shortest :math:`\hat\varphi` if ``N < d``)."""
+    r"""Least squares' prediction :math:`p_{N+1} \cdot \hat\varphi` (the shortest :math:`\hat\varphi` if ``N < d``).
+
+    Parameters
+    ----------
+    inputs : array_like, shape (N, d)
+        The examples' inputs :math:`p_j`, one per row.
+    labels : array_like, shape (N,)
+        Their labels :math:`s_j`.
+    query : array_like, shape (d,)
+        The query's input :math:`p_{N+1}`.
+
+    Returns
+    -------
+    prediction : float
+    """
     P, y, p = _as_prompt(inputs, labels, query)
     scale = max(np.abs(P).max(), np.finfo(float).tiny)  # scaled so that P^T P cannot overflow
     with np.errstate(over="ignore", invalid="ignore"):

@@ -101,6 +101,21 @@ def layer_predictions(W_QK, w_V, inputs, labels, query) -> np.ndarray:
 def layer_loss_and_grad(W_QK, w_V, inputs, labels, query, target):
     r"""The mean squared error of :func:`layer_predictions` against ``target``, and its gradient.
 
+    Parameters
+    ----------
+    W_QK : array_like, shape (d + 1, d + 1)
+        The scores' joined projections :math:`W_Q W_K^\top`.
+    w_V : array_like, shape (d + 1,)
+        The column :math:`W_{V,s}` of :math:`W_V` that the query's label reads.
+    inputs : array_like, shape (B, N, d)
+        The ``B`` prompts' example inputs :math:`p_j`.
+    labels : array_like, shape (B, N)
+        Their labels :math:`s_j`.
+    query : array_like, shape (B, d)
+        Each prompt's query input :math:`p_{N+1}`.
+    target : array_like, shape (B,)
+        Each query's true label :math:`f(p_{N+1})`.
+
     Returns
     -------
     loss : float

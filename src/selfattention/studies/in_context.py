@@ -65,7 +65,25 @@ def _draws(tasks, examples, dimension, names="tasks, examples and dimension"):
 
 
 def linear_tasks(tasks, examples, dimension, *, noise=0.0, rng=None) -> Prompts:
-    r"""Prompts of random linear functions :math:`f(p) = p \cdot \varphi`, inputs in ``d`` dimensions."""
+    r"""Prompts of random linear functions :math:`f(p) = p \cdot \varphi`, inputs in ``d`` dimensions.
+
+    Parameters
+    ----------
+    tasks : int
+        ``B``, the number of prompts, each of its own :math:`\varphi` (standard normal, ``(d,)``).
+    examples : int
+        ``N``, the examples of each prompt.
+    dimension : int
+        ``d``, the inputs' coordinates; the inputs and the query are standard normal.
+    noise : float
+        :math:`\sigma \ge 0`, the standard deviation of the normal noise added to the examples' labels.
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    Prompts
+        inputs (B, N, d), labels (B, N), query (B, d), and the queries' clean labels, target (B,).
+    """
     B, N, d = _draws(tasks, examples, dimension)
     sigma, gen = as_nonnegative_scalar(noise, "noise"), as_rng(rng)
     phi = gen.standard_normal((B, d))  # (B, d): one function per prompt
@@ -75,7 +93,23 @@ def linear_tasks(tasks, examples, dimension, *, noise=0.0, rng=None) -> Prompts:
 
 
 def sine_tasks(tasks, examples, *, noise=0.0, rng=None) -> Prompts:
-    r"""Prompts of sines of random amplitude (uniform on [0.5, 1.5]) and phase (on [0, 2 pi)), inputs ``[p, 1]``."""
+    r"""Prompts of sines of random amplitude (uniform on [0.5, 1.5]) and phase (on [0, 2 pi)), inputs ``[p, 1]``.
+
+    Parameters
+    ----------
+    tasks : int
+        ``B``, the number of prompts, each of its own sine.
+    examples : int
+        ``N``, the examples of each prompt; the positions ``p`` are uniform on :math:`[0, 1]`.
+    noise : float
+        :math:`\sigma \ge 0`, the standard deviation of the normal noise added to the examples' labels.
+    rng : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    Prompts
+        inputs (B, N, 2), labels (B, N), query (B, 2), and the queries' clean labels, target (B,).
+    """
     B, N, _ = _draws(tasks, examples, 2, "tasks and examples")
     sigma, gen = as_nonnegative_scalar(noise, "noise"), as_rng(rng)
     amplitude, phase = gen.uniform(*AMPLITUDES, (B, 1)), gen.uniform(0.0, 2 * np.pi, (B, 1))
@@ -100,6 +134,13 @@ def _checked(prompts) -> Prompts:
 def one_step_batch(prompts, etas) -> np.ndarray:
     r"""One step of gradient descent from 0, :math:`\frac{\eta}{N} \sum_j s_j\, p_j \cdot p_{N+1}`, each :math:`\eta`.
 
+    Parameters
+    ----------
+    prompts : Prompts
+        ``B`` prompts.
+    etas : array_like, shape (k,)
+        The step sizes :math:`\eta > 0`.
+
     Returns
     -------
     predictions : ndarray, shape (len(etas), B)
@@ -121,6 +162,13 @@ def least_squares_batch(prompts) -> np.ndarray:
 
 def kernel_batch(prompts, temperatures) -> np.ndarray:
     r"""The softmax head's prediction, :math:`\sum_j \operatorname{softmax}_j(-\lVert p_{N+1} - p_j \rVert^2/\tau) s_j`.
+
+    Parameters
+    ----------
+    prompts : Prompts
+        ``B`` prompts.
+    temperatures : array_like, shape (k,)
+        The temperatures :math:`\tau > 0`.
 
     Returns
     -------
@@ -159,7 +207,19 @@ def squared_errors(predictions, prompts) -> np.ndarray:
 
 
 def errors(predictions, prompts) -> np.ndarray:
-    """Mean squared error over the prompts of each row of ``predictions`` (k, B), against the clean labels."""
+    """Mean squared error over the prompts of each row of ``predictions`` (k, B), against the clean labels.
+
+    Parameters
+    ----------
+    predictions : array_like, shape (k, B)
+        ``k`` learners' (or knobs') predictions, one column per prompt.
+    prompts : Prompts
+        The ``B`` prompts, whose ``target`` holds the queries' clean labels.
+
+    Returns
+    -------
+    errors : ndarray, shape (k,)
+    """
     return np.mean(squared_errors(predictions, prompts), axis=1)  # (k,)
 
 

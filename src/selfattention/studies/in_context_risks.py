@@ -47,6 +47,17 @@ def one_step_risk(eta, examples, dimension, noise) -> float:
 
     .. math:: \mathbb E\big[(\hat f(p_{N+1}) - f(p_{N+1}))^2\big]
         = \eta^2 d\, \frac{N + d + 1 + \sigma^2}{N} - 2 \eta d + d
+
+    Parameters
+    ----------
+    eta : float
+        The step size :math:`\eta \ge 0`.
+    examples : int
+        ``N``, the examples of each prompt.
+    dimension : int
+        ``d``, the inputs' coordinates.
+    noise : float
+        :math:`\sigma \ge 0`, the standard deviation of the labels' noise.
     """
     step = np.float64(as_nonnegative_scalar(eta, "eta"))  # a numpy float: its overflow is inf, not an exception
     N, d, sigma = _sizes(examples, dimension, noise)
@@ -56,7 +67,24 @@ def one_step_risk(eta, examples, dimension, noise) -> float:
 
 
 def best_one_step(examples, dimension, noise):
-    r"""The step that minimises :func:`one_step_risk`, :math:`\eta^* = N / (N + d + 1 + \sigma^2)`, and its error."""
+    r"""The step that minimises :func:`one_step_risk`, :math:`\eta^* = N / (N + d + 1 + \sigma^2)`, and its error.
+
+    Parameters
+    ----------
+    examples : int
+        ``N``, the examples of each prompt.
+    dimension : int
+        ``d``, the inputs' coordinates.
+    noise : float
+        :math:`\sigma \ge 0`, the standard deviation of the labels' noise.
+
+    Returns
+    -------
+    eta : float
+        :math:`\eta^*`.
+    risk : float
+        Its expected error, :math:`d (d + 1 + \sigma^2) / (N + d + 1 + \sigma^2)`.
+    """
     N, d, sigma = _sizes(examples, dimension, noise)
     with np.errstate(over="ignore", invalid="ignore"):
         total = finite_result(N + d + 1 + sigma**2, "noise: N + d + 1 + sigma**2 overflows")
@@ -89,6 +117,15 @@ def least_squares_risk(examples, dimension, noise) -> float:
 
     the middle case for any :math:`\sigma > 0` (for :math:`\sigma = 0` the error is ``d - N`` below ``d`` and
     :math:`0` from ``d`` on).
+
+    Parameters
+    ----------
+    examples : int
+        ``N``, the examples of each prompt.
+    dimension : int
+        ``d``, the inputs' coordinates.
+    noise : float
+        :math:`\sigma \ge 0`, the standard deviation of the labels' noise.
 
     Raises
     ------
