@@ -401,8 +401,8 @@ def test_a_layer_dividing_by_n_plus_d_plus_1_plus_sigma2_takes_the_best_step_whe
 
 def test_the_explorer_starts_from_a_sine_prompt_drawn_as_the_chapter_s_are(chapter):
     """"a sine prompt of 16 examples, drawn as the chapter's are": the seed's draw, no label clipped."""
-    assert chapter.glued["ic-explorer-n"] == icd.EXAMPLES == len(icd.explorer_data()["inputs"])
+    assert chapter.glued["ic-explorer-n"] == icd.EXAMPLES == len(icd.in_context_explorer_data()["inputs"])
     drawn = study.sine_tasks(1, icd.EXAMPLES, noise=study.NOISE, rng=defaults.SEED)
-    data = icd.explorer_data()
+    data = icd.in_context_explorer_data()
     np.testing.assert_array_equal(data["inputs"], drawn.inputs[0, :, 0])
     np.testing.assert_array_equal(data["labels"], drawn.labels[0])

@@ -4,7 +4,7 @@
  * with no live session (no Python).
  *
  * It is one kind of the book's explorers (data.layer === "in-context", written at build time by
- * selfattention.interactive.in_context_data.explorer_data): it uses the base class, the layout and the
+ * selfattention.interactive.in_context_data.in_context_explorer_data): it uses the base class, the layout and the
  * sliders of attention_explorer.js, which the page loads first, through window.AttentionExplorerKit.
  *
  * The math, in the package's words (selfattention.in_context), each input written [p_j, 1]:
