@@ -258,6 +258,10 @@ def test_the_softmax_head_wins_the_sines_from_a_few_examples(chapter):
         assert np.all(sine["softmax head"][counts >= start] < sine[name][counts >= start]), name
     assert np.all(np.diff(sine["softmax head"]) < 0)
     assert glued["ic-sine-softmax-head-most"] < glued["ic-sine-least-squares-most"] / 20
+    # "level within the sampling error" at N = 3, "behind" at N = 2: the paired difference against its error
+    three = glued["ic-sine-softmax-head-three"] - glued["ic-sine-one-step-three"]
+    two = glued["ic-sine-softmax-head-two"] - glued["ic-sine-one-step-two"]
+    assert abs(three) < 2 * glued["ic-sine-gap-se-three"] and two > 3 * glued["ic-sine-gap-se-two"]
 
 
 def standard_error(chapter, kind, name):

@@ -287,6 +287,11 @@ def test_compare_errors_reads_the_typical_prompt_and_the_worst():
     assert result["first below"] == 0.4
     assert result["top share"] == 5.0 / 8.5
     assert study.compare_errors(first, second, top=2)["top share"] == 7.0 / 8.5
+    gap = np.subtract(first, second)  # (-1, 3, -1.9, 0.1, 0): mean 0.04
+    assert result["difference"] == pytest.approx(gap.mean(), rel=1e-12)
+    assert result["difference se"] == pytest.approx(gap.std(ddof=1) / np.sqrt(5), rel=1e-12)
+    with pytest.raises(ValueError, match="at least 2 prompts"):
+        study.compare_errors([1.0], [2.0])
     with pytest.raises(ValueError, match="first and second"):
         study.compare_errors([-1.0, 1.0], [1.0, 1.0])
 

@@ -276,19 +276,25 @@ def compare_errors(first, second, *, top=1) -> dict:
     dict
         ``"medians"``: the two learners' median errors; ``"first below"``: the share of the prompts on which
         ``first``'s error is below ``second``'s; ``"top share"``: the share of ``first``'s summed error that
-        its ``top`` largest errors carry.
+        its ``top`` largest errors carry; ``"difference"``: the mean of ``first - second`` over the prompts,
+        and ``"difference se"``, its standard error (the prompts' differences' standard deviation over
+        :math:`\sqrt B`).
     """
     a, b = as_array(first, "first", ndim=1), as_array(second, "second", ndim=1)
     same_length(a, b, "first", "second")
     k = as_count(top, "top", maximum=a.size)
+    if a.size < 2:
+        raise ValueError(f"first and second must hold at least 2 prompts (a standard error), got {a.size}")
     if np.any(a < 0) or np.any(b < 0) or not np.any(a > 0):
         raise ValueError("first and second must be squared errors (>= 0), first not all 0")
     with np.errstate(over="ignore", invalid="ignore"):
         total = finite_result(np.sum(a), "first: the sum of the errors overflows")
         share = float(np.sum(np.sort(a)[-k:]) / total)  # the k largest, over the sum
         medians = finite_result(np.array([np.median(a), np.median(b)]), "first and second: a median overflows")
+        gap = finite_result(a - b, "first and second: a difference overflows")  # (B,)
+        spread = finite_result(np.std(gap, ddof=1) / np.sqrt(a.size), "first and second: the spread overflows")
     return {"medians": (float(medians[0]), float(medians[1])), "first below": float(np.mean(a < b)),
-            "top share": share}
+            "top share": share, "difference": float(np.mean(gap)), "difference se": float(spread)}
 
 
 def wins_from(counts, first, second) -> int:
