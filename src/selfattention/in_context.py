@@ -332,11 +332,12 @@ def step_factors(inputs, eta) -> np.ndarray:
     r"""What one step of gradient descent multiplies the distance to least squares by, along each direction.
 
     The loss :math:`L(\varphi)` is quadratic, its curvature :math:`\frac1N \sum_j p_j^\top p_j` (d, d). Along
-    an eigenvector of that matrix, of eigenvalue ``lam``, a step multiplies the distance of :math:`\varphi_t`
-    to a least-squares solution by ``1 - eta * lam``: the steps converge along it if that lies in
-    ``(-1, 1)``, that is ``0 < lam < 2 / eta``; along a direction of ``lam = 0`` (one the inputs do not span,
-    when N < d) the factor is 1 and the steps leave it; below ``-1`` each step overshoots by more than it
-    corrects, and the distance grows and flips sign at every step.
+    an eigenvector of that matrix, of eigenvalue ``lam``, a step multiplies the component of
+    :math:`\varphi_t - \hat\varphi` along it (:math:`\hat\varphi` a least-squares solution) by
+    ``1 - eta * lam``: the steps converge along it if that lies in ``(-1, 1)``, that is
+    ``0 < lam < 2 / eta``; along a direction of ``lam = 0`` (one the inputs do not span, when N < d) the
+    factor is 1 and the steps leave that component unchanged; below ``-1`` each step overshoots by more than
+    it corrects, and the component grows in size and flips sign at every step.
 
     Parameters
     ----------

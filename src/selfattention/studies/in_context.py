@@ -278,7 +278,7 @@ def compare_errors(first, second, *, top=1) -> dict:
         ``first``'s error is below ``second``'s; ``"top share"``: the share of ``first``'s summed error that
         its ``top`` largest errors carry; ``"difference"``: the mean of ``first - second`` over the prompts,
         and ``"difference se"``, its standard error (the prompts' differences' standard deviation over
-        :math:`\sqrt B`).
+        ``sqrt(B)``).
     """
     a, b = as_array(first, "first", ndim=1), as_array(second, "second", ndim=1)
     same_length(a, b, "first", "second")
