@@ -209,12 +209,7 @@ def squared_errors(predictions, prompts) -> np.ndarray:
 def errors(predictions, prompts) -> np.ndarray:
     """Mean squared error over the prompts of each row of ``predictions`` (k, B), against the clean labels.
 
-    Parameters
-    ----------
-    predictions : array_like, shape (k, B)
-        ``k`` learners' (or knobs') predictions, one column per prompt.
-    prompts : Prompts
-        The ``B`` prompts, whose ``target`` holds the queries' clean labels.
+    Parameters are those of :func:`squared_errors`.
 
     Returns
     -------
