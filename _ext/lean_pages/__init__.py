@@ -26,6 +26,8 @@ theme (pydata-sphinx-theme 0.17 under sphinx-book-theme) puts on every page:
   run only after the page is parsed (:func:`without_script_preloads`), and
   sphinx-design's stylesheet and script on pages that use none of its
   components (:func:`without_unused_design`);
+* Bootstrap's script, run at every load for two menus and a tooltip: :mod:`.bootstrap_on_demand`
+  fetches it when a reader first reaches for one of them;
 * sixteen stylesheets, each a request that the first paint waits for
   (:mod:`.stylesheets` joins them into one, without Font Awesome's glyph rules);
 * two search fields on a desktop page, the header's and the sidebar's
@@ -44,6 +46,7 @@ the first place (a rebuild equals a clean build; no pass over written files).
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -53,7 +56,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.errors import ExtensionError
 
-from . import dark_figures, icons, images, stylesheets, tab_stops
+from . import bootstrap_on_demand, dark_figures, icons, images, stylesheets, tab_stops
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = re.compile(r'[ \t]*<script\b[^>]*\bsrc="([^"]*)"[^>]*>\s*</script>\n?')
@@ -205,6 +208,7 @@ def add_filters(app: Sphinx) -> None:
     """
     if app.builder.format != "html":
         return
+    bootstrap_version = bootstrap_on_demand.digest(HERE / "static")
     app.builder.templates.environment.filters.update(without_scripts=without_scripts,
                                                      resolving_theme_early=resolving_theme_early,
                                                      deferring_scripts=deferring_scripts,
@@ -212,6 +216,8 @@ def add_filters(app: Sphinx) -> None:
                                                      without_script_preloads=without_script_preloads,
                                                      with_lean_theme_script=tab_stops.with_lean_theme_script,
                                                      inline_icons=icons.inline_icons,
+                                                     bootstrap_on_demand=partial(bootstrap_on_demand.bootstrap_on_demand,
+                                                                                 version=bootstrap_version),
                                                      bundling=app.lean_stylesheets)
     app.config.html_static_path.append(str(HERE / "static"))
     static = theme_static_dir(app)

@@ -3,7 +3,8 @@
 The colour theme is resolved right after the theme's own mode script; the
 head's scripts are deferred in their order; ``basic.css`` is linked without
 the stylesheet that only imports it; the theme's script loses its tab-stop
-pass over every code block. In the browser, tests/browser/test_page_budgets.py
+pass over every code block; Bootstrap's script is replaced by the stand-in that
+fetches it on demand (tests/browser/test_header_menus.py: the menus). In the browser, tests/browser/test_page_budgets.py
 and tests/browser/test_layout.py check what this changes (the theme set
 before the first paint, no shift, what a phone renders, no console error,
 search).
@@ -20,6 +21,7 @@ from sphinx.errors import ExtensionError
 
 from _ext.lean_pages import (
     RESOLVE_THEME,
+    bootstrap_on_demand,
     check_theme_css,
     deferring_scripts,
     resolving_theme_early,
@@ -138,3 +140,28 @@ def test_a_figure_tag_gets_its_dark_twin_lazy_with_the_same_alt_text():
     assert 'class="lean-dark dark-light" loading="lazy"' in dark
     assert 'alt="A plot"' in dark  # the scheme hides the other image from assistive technology too
     assert 'src="../_images/f-dark.png"' in dark and "eager" not in dark
+
+
+BOOTSTRAP = '<script defer src="../_static/scripts/bootstrap.js?digest=55c26ed414f5f8a31ebb"></script>'
+THEME_SCRIPT = '<script defer src="../_static/scripts/pydata-sphinx-theme.js?digest=66bbd4feafb519b5e5ad"></script>'
+
+
+def test_bootstraps_script_is_replaced_by_the_stand_in_that_is_handed_its_url():
+    html = bootstrap_on_demand.bootstrap_on_demand(f"<p>x</p>\n  {BOOTSTRAP}\n{THEME_SCRIPT}\n", version="abc")
+    assert BOOTSTRAP not in html and THEME_SCRIPT in html
+    stand_in = ('<script defer src="../_static/bootstrap-on-demand.js?v=abc" '
+                'data-bootstrap="../_static/scripts/bootstrap.js?digest=55c26ed414f5f8a31ebb"></script>')
+    assert html.index(stand_in) < html.index(THEME_SCRIPT)  # it stands in before the theme's script runs
+
+
+@pytest.mark.parametrize("scripts", ["", BOOTSTRAP * 2])
+def test_a_page_without_exactly_one_bootstrap_script_fails_the_build(scripts):
+    with pytest.raises(ExtensionError, match="script elements for Bootstrap"):
+        bootstrap_on_demand.bootstrap_on_demand(f"<p>x</p>{scripts}{THEME_SCRIPT}", version="abc")
+
+
+def test_the_stand_in_is_named_by_a_digest_of_its_text(tmp_path):
+    (tmp_path / bootstrap_on_demand.SCRIPT).write_text("one")
+    first = bootstrap_on_demand.digest(tmp_path)
+    (tmp_path / bootstrap_on_demand.SCRIPT).write_text("two")
+    assert bootstrap_on_demand.digest(tmp_path) != first and len(first) == 12

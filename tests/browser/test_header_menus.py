@@ -1,0 +1,123 @@
+"""The article header's menus and the collapse-sidebar tooltip, with Bootstrap fetched only on demand.
+
+``_ext/lean_pages/bootstrap_on_demand.py`` leaves Bootstrap's script (the
+theme's, 80 KB) out of every page's load; ``bootstrap-on-demand.js`` stands in
+for it and fetches it when a reader first reaches for what uses it. Here, on a
+chapter opened cold: nothing fetches Bootstrap before the reader does anything;
+the first click (or tap, or Enter) on a menu's button opens its menu, and the
+next closes it; a desktop's collapse-sidebar button shows its tooltip when
+pointed at; and a Bootstrap that cannot be fetched is reported, by URL, on
+the console.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.chromium import open_page
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+DESKTOP = {"viewport": {"width": 1440, "height": 900}}
+PAGE = "book/attention.html"
+MENU = ".dropdown-download-buttons"
+BOOTSTRAP = "/_static/scripts/bootstrap.js"
+
+
+def opened(browser, site_url, viewport: dict):
+    """A chapter opened cold at ``viewport``, with the URLs it requested (a list that grows) and console errors."""
+    page = open_page(browser, {site_url}, **viewport)
+    requested, errors = [], []
+    page.on("request", lambda request: requested.append(request.url))
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.goto(f"{site_url}/{PAGE}", wait_until="networkidle")
+    return page, requested, errors
+
+
+def menu_shown(page) -> bool:
+    return page.locator(f"{MENU} .dropdown-menu").evaluate("m => m.classList.contains('show') && m.offsetHeight > 0")
+
+
+@pytest.mark.parametrize("viewport", ["phone", "desktop"])
+def test_nothing_fetches_bootstrap_before_the_reader_reaches_for_it(browser, site_url, viewport):
+    page, requested, _ = opened(browser, site_url, PHONE if viewport == "phone" else DESKTOP)
+    try:
+        page.wait_for_timeout(500)
+        assert not [url for url in requested if BOOTSTRAP in url]
+        assert page.evaluate("typeof window.bootstrap.Dropdown") == "undefined", "Bootstrap ran at load"
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("viewport", ["phone", "desktop"])
+def test_the_first_click_on_a_menu_button_opens_its_menu_and_the_next_closes_it(browser, site_url, viewport):
+    page, requested, errors = opened(browser, site_url, PHONE if viewport == "phone" else DESKTOP)
+    try:
+        button = page.locator(f"{MENU} .dropdown-toggle")
+        if viewport == "phone":
+            button.tap()
+        else:
+            button.click()
+        page.wait_for_function(f"document.querySelector('{MENU} .dropdown-menu').classList.contains('show')")
+        assert menu_shown(page)
+        assert button.get_attribute("aria-expanded") == "true"
+        assert [url for url in requested if BOOTSTRAP in url], "the menu opened without Bootstrap"
+        page.screenshot(path=f"/tmp/header-menu-{viewport}.png")
+        button.click()
+        page.wait_for_function(f"!document.querySelector('{MENU} .dropdown-menu').classList.contains('show')")
+        assert not menu_shown(page)
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_enter_on_a_focused_menu_button_opens_its_menu(browser, site_url):
+    page, _, errors = opened(browser, site_url, DESKTOP)
+    try:
+        page.locator(f"{MENU} .dropdown-toggle").focus()
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"document.querySelector('{MENU} .dropdown-menu').classList.contains('show')")
+        assert menu_shown(page)
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_a_tooltip_made_as_the_themes_script_makes_one_shows_and_hides(browser, site_url):
+    """The theme's script makes one tooltip, for a collapse-sidebar button the book's pages do not have."""
+    page, requested, errors = opened(browser, site_url, DESKTOP)
+    try:
+        page.evaluate("""() => {
+            const button = Object.assign(document.createElement('button'), {textContent: 'a button'});
+            document.querySelector('.bd-header-article').append(button);
+            window.made = new bootstrap.Tooltip(button, {title: 'a tooltip', trigger: 'manual', placement: 'left'});
+            window.made.show();
+        }""")
+        tooltip = page.locator(".tooltip.show")
+        tooltip.wait_for(state="visible")
+        assert tooltip.text_content().strip() == "a tooltip"
+        assert [url for url in requested if BOOTSTRAP in url]
+        page.evaluate("window.made.hide()")
+        tooltip.wait_for(state="detached")
+        page.evaluate("window.made.hide(); window.made.show(); window.made.hide()")  # the last call wins
+        page.wait_for_timeout(300)
+        assert page.locator(".tooltip.show").count() == 0
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_a_bootstrap_that_cannot_be_fetched_is_reported_by_url(browser, site_url):
+    page = open_page(browser, {site_url}, **DESKTOP)
+    errors = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.route(f"**{BOOTSTRAP}*", lambda route: route.abort())
+    try:
+        page.goto(f"{site_url}/{PAGE}", wait_until="networkidle")
+        page.locator(f"{MENU} .dropdown-toggle").click()
+        page.wait_for_function("1", timeout=1000)
+        page.wait_for_timeout(300)
+        reported = [text for text in errors if "bootstrap-on-demand" in text]
+        assert len(reported) == 1 and "_static/scripts/bootstrap.js" in reported[0], errors
+        assert not menu_shown(page)
+    finally:
+        page.context.close()
