@@ -26,7 +26,7 @@ theme (pydata-sphinx-theme 0.17 under sphinx-book-theme) puts on every page:
   run only after the page is parsed (:func:`without_script_preloads`), and
   sphinx-design's stylesheet and script on pages that use none of its
   components (:func:`without_unused_design`);
-* Bootstrap's script, run at every load for two menus and a tooltip: :mod:`.bootstrap_on_demand`
+* Bootstrap's script, run at every load for the article header's two menus: :mod:`.bootstrap_on_demand`
   fetches it when a reader first reaches for one of them;
 * sixteen stylesheets, each a request that the first paint waits for
   (:mod:`.stylesheets` joins them into one, without Font Awesome's glyph rules);

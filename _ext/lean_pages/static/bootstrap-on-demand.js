@@ -5,8 +5,9 @@
 
    Until it has run, window.bootstrap is a stand-in whose Tooltip (all the theme's script makes)
    passes show() and hide() on to a real tooltip once Bootstrap is there. Pointing at, touching or
-   focusing a menu's button fetches Bootstrap; a click on a menu's button
-   before it has run opens the menu once it has (later clicks are Bootstrap's own). */
+   focusing a menu's button fetches Bootstrap; a click on a menu's button before it has run opens
+   the menu once it has (later clicks are Bootstrap's own). A failed fetch is reported on the
+   console, by URL, and tried again at the next reach. */
 (function () {
   "use strict";
   const source = document.currentScript.dataset.bootstrap;
@@ -21,8 +22,11 @@
       script.addEventListener("load", () => resolve(window.bootstrap));
       script.addEventListener("error", () => reject(new Error(`Bootstrap's script did not load from ${source}`)));
       document.head.append(script);
+    }).catch((error) => {  // what waited for it does nothing; the next reach for a menu tries again
+      console.error("bootstrap-on-demand:", error.message);
+      loading = null;
+      return null;
     });
-    loading.catch((error) => console.error("bootstrap-on-demand:", error.message));  // once: it is made once
     return loading;
   }
 
@@ -34,7 +38,7 @@
     forward(method) {
       this.wanted = method;  // the last call wins: a hide() before Bootstrap is there cancels a show()
       load().then((bootstrap) => {
-        if (this.wanted === method) bootstrap.Tooltip.getOrCreateInstance(this.element, this.options)[method]();
+        if (bootstrap && this.wanted === method) bootstrap.Tooltip.getOrCreateInstance(this.element, this.options)[method]();
       });
     }
     show() { this.forward("show"); }
@@ -49,7 +53,7 @@
     event.stopImmediatePropagation();
     pending = pending === button ? null : button;  // a second click before then changes the reader's mind
     load().then((bootstrap) => {
-      if (pending) bootstrap.Dropdown.getOrCreateInstance(pending).toggle();
+      if (bootstrap && pending) bootstrap.Dropdown.getOrCreateInstance(pending).toggle();
       pending = null;
     });
   }
