@@ -37,6 +37,12 @@ def menu_shown(page) -> bool:
     return page.locator(f"{MENU} .dropdown-menu").evaluate("m => m.classList.contains('show') && m.offsetHeight > 0")
 
 
+def wait_for_menu(page, shown: bool = True) -> None:
+    """Wait until the download menu is marked shown (or, ``shown=False``, no longer)."""
+    marked = f"document.querySelector('{MENU} .dropdown-menu').classList.contains('show')"
+    page.wait_for_function(marked if shown else f"!{marked}")
+
+
 @pytest.mark.parametrize("viewport", ["phone", "desktop"])
 def test_nothing_fetches_bootstrap_before_the_reader_reaches_for_it(browser, site_url, viewport):
     page, requested, _ = opened(browser, site_url, PHONE if viewport == "phone" else DESKTOP)
@@ -57,13 +63,13 @@ def test_the_first_click_on_a_menu_button_opens_its_menu_and_the_next_closes_it(
             button.tap()
         else:
             button.click()
-        page.wait_for_function(f"document.querySelector('{MENU} .dropdown-menu').classList.contains('show')")
+        wait_for_menu(page)
         assert menu_shown(page)
         assert button.get_attribute("aria-expanded") == "true"
         assert [url for url in requested if BOOTSTRAP in url], "the menu opened without Bootstrap"
         page.screenshot(path=f"/tmp/header-menu-{viewport}.png")
         button.click()
-        page.wait_for_function(f"!document.querySelector('{MENU} .dropdown-menu').classList.contains('show')")
+        wait_for_menu(page, shown=False)
         assert not menu_shown(page)
         assert errors == []
     finally:
@@ -75,7 +81,7 @@ def test_enter_on_a_focused_menu_button_opens_its_menu(browser, site_url):
     try:
         page.locator(f"{MENU} .dropdown-toggle").focus()
         page.keyboard.press("Enter")
-        page.wait_for_function(f"document.querySelector('{MENU} .dropdown-menu').classList.contains('show')")
+        wait_for_menu(page)
         assert menu_shown(page)
         assert errors == []
     finally:
@@ -122,6 +128,6 @@ def test_a_bootstrap_that_cannot_be_fetched_is_reported_by_url_and_tried_again(b
         assert not menu_shown(page)
         page.unroute(f"**{BOOTSTRAP}*")
         page.locator(f"{MENU} .dropdown-toggle").click()  # the next reach tries again
-        page.wait_for_function(f"document.querySelector('{MENU} .dropdown-menu').classList.contains('show')")
+        wait_for_menu(page)
     finally:
         page.context.close()
